@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The whole test suite (CPU only; multi-process tests launch real torchrun/gloo processes). Extra flags go to pytest.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+bash scripts/dev/bootstrap.sh
+export GIT_PYTHON_REFRESH=quiet JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES=""
+exec .venv/bin/python -m pytest tests "$@"

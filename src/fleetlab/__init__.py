@@ -1,0 +1,12 @@
+"""fleetlab: GPU-vectorized MuJoCo MJX robot envs and multi-GPU RL training for rsl_rl, rl_games and skrl."""
+
+import os
+
+# JAX and torch share one GPU: without this JAX grabs 75% of the card at its first call and torch runs out.
+# It must be set before jax is imported, which is why it lives at the top of the package.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+# Compiled MJX steps are cached on disk: the second run of a task skips most of its JIT time.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "fleetlab", "jax"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
+
+__version__ = "0.1.0"

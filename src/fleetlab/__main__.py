@@ -1,0 +1,5 @@
+import sys
+
+from fleetlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Benchmarks: `fleetlab bench env` (env-only throughput)."""

@@ -1,0 +1,107 @@
+"""`fleetlab list | train | play | bench env`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _list(_args) -> int:
+    from fleetlab.envs.registry import list_tasks, resolve
+
+    for task_id in list_tasks():
+        entry = resolve(task_id)
+        aliases = f" (alias: {', '.join(entry.aliases)})" if entry.aliases else ""
+        print(f"{task_id}{aliases}\n    {entry.description}\n    libraries: {', '.join(entry.agents)}")
+    return 0
+
+
+def run_workflow(library: str, play: bool, argv: list[str]) -> int:
+    """Parse Isaac Lab's flags for `library` and run its train() or play()."""
+    import importlib
+
+    from fleetlab.rl import args as rl_args
+
+    args = rl_args.parse(library, play=play, argv=argv)
+    module = importlib.import_module(f"fleetlab.rl.{library}")
+    (module.play if play else module.train)(args)
+    return 0
+
+
+def _train_or_play(argv: list[str], play: bool) -> int:
+    lib_parser = argparse.ArgumentParser(add_help=False)
+    lib_parser.add_argument("--library", choices=["rsl_rl", "rl_games", "skrl"], default="rsl_rl")
+    known, rest = lib_parser.parse_known_args(argv)
+    return run_workflow(known.library, play, rest)
+
+
+def script_main(library: str, play: bool) -> None:
+    """Entry point of scripts/reinforcement_learning/<library>/{train,play}.py: one-line errors, non-zero exit."""
+    try:
+        code = run_workflow(library, play, sys.argv[1:])
+    except USER_ERRORS as err:
+        print(f"fleetlab: error: {_message(err)}", file=sys.stderr, flush=True)
+        code = 2
+    sys.exit(code)
+
+
+USER_ERRORS = (KeyError, ValueError, FileNotFoundError, RuntimeError, ImportError)
+
+
+def _message(err: BaseException) -> str:
+    return str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+
+
+def _bench(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="fleetlab bench")
+    sub = parser.add_subparsers(dest="what", required=True)
+    env = sub.add_parser("env", help="env-only steps/s with random actions")
+    env.add_argument("--task", default="Isaac-Cartpole-v0")
+    env.add_argument("--num_envs", type=int, nargs="+", default=[4096])
+    env.add_argument("--device", default="cpu")
+    env.add_argument("--steps", type=int, default=200)
+    env.add_argument("--repeats", type=int, default=5)
+    env.add_argument("--physics_impl", default="jax", choices=["jax", "warp"])
+    env.add_argument("--view", default="torch", choices=["torch", "jax"])
+    env.add_argument("--json", default=None, help="also write the results to this file")
+    args = parser.parse_args(argv)
+    from fleetlab.bench.env import bench_env
+
+    results = []
+    for n in args.num_envs:
+        r = bench_env(args.task, n, device=args.device, steps=args.steps, repeats=args.repeats, impl=args.physics_impl,
+                      view=args.view)
+        results.append(r)
+        print(f"{r['task']} {n:>7} envs on {r['device']} ({r['view']} view): {r['env_steps_per_s_median']:,.0f} env-steps/s "
+              f"(median of {r['repeats']}), {r['ms_per_call_median']:.3f} ms/step; compile {r['compile_s']:.2f}s", flush=True)
+    if args.json:
+        from fleetlab.rl.common import write_json
+
+        write_json(args.json, {"results": results})
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    usage = "usage: fleetlab {list,train,play,bench} ...  (fleetlab train --library rsl_rl --task Isaac-Cartpole-v0)"
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    try:
+        if command == "list":
+            return _list(rest)
+        if command in ("train", "play"):
+            return _train_or_play(rest, play=command == "play")
+        if command == "bench":
+            return _bench(rest)
+    except USER_ERRORS as err:
+        print(f"fleetlab: error: {_message(err)}", file=sys.stderr)
+        return 2
+    print(f"fleetlab: unknown command '{command}'\n{usage}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

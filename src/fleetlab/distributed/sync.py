@@ -1,0 +1,47 @@
+"""All-reduces of metrics and statistics across ranks (torch.distributed). No-ops in a single process."""
+
+from __future__ import annotations
+
+import hashlib
+
+import torch
+
+
+def _dist_ready() -> bool:
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
+def all_reduce_sum(values: torch.Tensor) -> torch.Tensor:
+    """Sum of `values` over all ranks (a new tensor; the input is left alone)."""
+    out = values.clone()
+    if _dist_ready():
+        import torch.distributed as dist
+
+        dist.all_reduce(out, op=dist.ReduceOp.SUM)
+    return out
+
+
+def nanmean_over_ranks(samples: dict[str, list[float]], device: str) -> dict[str, float]:
+    """For each key, the mean over every rank's non-NaN samples. Every rank must pass the same keys."""
+    keys = sorted(samples)
+    if not keys:
+        return {}
+    stats = torch.zeros(len(keys), 2, dtype=torch.float64, device=device)
+    for i, key in enumerate(keys):
+        vals = torch.tensor(samples[key], dtype=torch.float64)
+        vals = vals[~torch.isnan(vals)]
+        stats[i, 0], stats[i, 1] = vals.sum(), vals.numel()
+    stats = all_reduce_sum(stats).cpu()
+    return {k: float(stats[i, 0] / stats[i, 1]) for i, k in enumerate(keys) if stats[i, 1] > 0}
+
+
+def parameter_checksum(module_or_tensors) -> str:
+    """A short hash of the parameters' exact bytes: equal on every rank iff the weights are bit-identical."""
+    tensors = module_or_tensors.state_dict().values() if hasattr(module_or_tensors, "state_dict") else module_or_tensors
+    digest = hashlib.sha256()
+    for t in tensors:
+        if isinstance(t, torch.Tensor):
+            digest.update(t.detach().to("cpu").contiguous().numpy().tobytes())
+    return digest.hexdigest()[:16]

@@ -1,0 +1,127 @@
+"""The functional env core, in the style of Brax's envs/base.py: `reset(key) -> State`, `step(State, action) -> State`.
+
+Both functions act on ONE env and are pure; the VecEnv shell vmaps and jits them. `step` auto-resets an env whose
+episode ended, as Brax and Isaac Lab do, so the returned obs of a done env is already its next episode's first obs
+while reward/terminated/truncated describe the step that ended it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Protocol
+
+import jax
+import jax.numpy as jnp
+
+from fleetlab.sim import Physics
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class State:
+    """Everything one env carries between steps. Kept small on purpose: every leaf crosses the jit boundary."""
+
+    qpos: jax.Array
+    qvel: jax.Array
+    obs: jax.Array
+    reward: jax.Array
+    terminated: jax.Array  # failure: no bootstrap
+    truncated: jax.Array  # time-out: bootstrap from the value
+    episode_length: jax.Array
+    episode_terms: jax.Array  # running sum of each weighted reward term in this episode
+    ended_terms: jax.Array  # the sums of the episode that ended at this step (zeros if none ended)
+    key: jax.Array
+
+    def replace(self, **changes) -> "State":
+        return dataclasses.replace(self, **changes)
+
+
+class TaskCfg(Protocol):
+    """What the core needs of a task config (a dataclass in tasks/<name>/cfg.py)."""
+
+    xml_path: str
+    sim_dt: float
+    decimation: int
+    episode_length_s: float
+    action_scale: float
+    num_actions: int
+    num_observations: int
+    reward_weights: dict[str, float]
+    reward_scale_by_dt: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """A task: its config and four pure functions of one env (no hidden state)."""
+
+    cfg: TaskCfg
+    reset: Callable  # (cfg, key, physics) -> (qpos, qvel)
+    observe: Callable  # (cfg, data) -> obs
+    reward_terms: Callable  # (cfg, data, action, terminated) -> dict name -> unweighted term
+    terminated: Callable  # (cfg, data) -> bool
+    # Whether `observe` reads kinematics (xpos, xquat, ...). Then a reset runs mjx.forward; cartpole reads only
+    # qpos/qvel and skips it, since the reset branch is computed for every env on every step.
+    observe_needs_forward: bool = False
+    # Optional per-env success test used by `play` (cfg, State) -> bool, e.g. cartpole's |pole| < 0.2 rad.
+    success: Callable | None = None
+    success_name: str = ""
+
+
+class Env:
+    """The pure functional env for one task on one physics model."""
+
+    def __init__(self, task: Task, physics: Physics):
+        self.task = task
+        self.cfg = task.cfg
+        self.physics = physics
+        self.dt = physics.dt
+        self.max_episode_length = int(round(self.cfg.episode_length_s / self.dt))
+        self.reward_names = tuple(self.cfg.reward_weights)
+        scale = self.dt if self.cfg.reward_scale_by_dt else 1.0
+        self._weights = jnp.asarray([self.cfg.reward_weights[n] * scale for n in self.reward_names], jnp.float32)
+
+    def reset(self, key: jax.Array) -> State:
+        key, reset_key = jax.random.split(key)
+        qpos, qvel = self.task.reset(self.cfg, reset_key, self.physics)
+        data = self.physics.data(qpos, qvel)
+        if self.task.observe_needs_forward:
+            data = self.physics.forward(data)
+        zeros = jnp.zeros(len(self.reward_names), jnp.float32)
+        return State(
+            qpos=data.qpos,
+            qvel=data.qvel,
+            obs=self.task.observe(self.cfg, data).astype(jnp.float32),
+            reward=jnp.zeros((), jnp.float32),
+            terminated=jnp.zeros((), bool),
+            truncated=jnp.zeros((), bool),
+            episode_length=jnp.zeros((), jnp.int32),
+            episode_terms=zeros,
+            ended_terms=zeros,
+            key=key,
+        )
+
+    def step(self, state: State, action: jax.Array) -> State:
+        data = self.physics.advance(self.physics.data(state.qpos, state.qvel), action * self.cfg.action_scale)
+        length = state.episode_length + 1
+        terminated = self.task.terminated(self.cfg, data)
+        # Isaac Lab counts an env that fails on its last step as terminated, not timed out.
+        truncated = (length >= self.max_episode_length) & ~terminated
+        terms = self.task.reward_terms(self.cfg, data, action, terminated)
+        weighted = jnp.stack([terms[n] for n in self.reward_names]).astype(jnp.float32) * self._weights
+        episode_terms = state.episode_terms + weighted
+        done = terminated | truncated
+
+        fresh = self.reset(state.key)
+        keep = lambda new, old: jnp.where(done, new, old)  # noqa: E731
+        return State(
+            qpos=keep(fresh.qpos, data.qpos),
+            qvel=keep(fresh.qvel, data.qvel),
+            obs=keep(fresh.obs, self.task.observe(self.cfg, data).astype(jnp.float32)),
+            reward=weighted.sum(),
+            terminated=terminated,
+            truncated=truncated,
+            episode_length=keep(0, length),
+            episode_terms=keep(fresh.episode_terms, episode_terms),
+            ended_terms=keep(episode_terms, jnp.zeros_like(episode_terms)),
+            key=fresh.key,
+        )

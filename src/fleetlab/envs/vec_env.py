@@ -1,0 +1,138 @@
+"""The stateful shell around the functional core: one batch of envs on one device, with torch and JAX views.
+
+The jitted step takes the batched State (donated, so XLA reuses its buffers) and the actions, and returns the next
+State plus ONE packed array [obs | reward | terminated | truncated] and one small log vector. Torch sees those
+through DLPack without a copy, so a step costs one array in and two out across the framework boundary.
+"""
+
+from __future__ import annotations
+
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+import torch
+
+from fleetlab.envs.core import Env, State
+
+
+def to_torch(array: jax.Array) -> torch.Tensor:
+    """Zero-copy JAX -> torch (same device)."""
+    return torch.from_dlpack(array)
+
+
+def to_jax(tensor: torch.Tensor) -> jax.Array:
+    """Zero-copy torch -> JAX (same device). DLPack needs a contiguous tensor."""
+    return jax.dlpack.from_dlpack(tensor.detach().contiguous())
+
+
+class VecEnv(gymnasium.Env):
+    """`num_envs` copies of one task, stepped together on `device` ("cpu" or "cuda:K").
+
+    A gymnasium.Env so that `gymnasium.make(task_id, num_envs=...)` works, as with Isaac Lab's envs; like those,
+    it is already vectorized and its spaces follow Isaac Lab's (`single_*` per env, batched otherwise).
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "autoreset_mode": "same-step"}
+
+    def __init__(self, env: Env, num_envs: int, seed: int = 0, device: str = "cpu"):
+        if not isinstance(num_envs, int) or num_envs <= 0:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.core = env
+        self.cfg = env.cfg
+        self.num_envs = num_envs
+        self.device = device
+        self.num_actions = env.cfg.num_actions
+        self.num_obs = env.cfg.num_observations
+        self.max_episode_length = env.max_episode_length
+        self.max_episode_length_s = env.cfg.episode_length_s
+        self.step_dt = env.dt
+        self.seed = seed
+        self.single_observation_space = gymnasium.spaces.Dict(
+            {"policy": gymnasium.spaces.Box(-np.inf, np.inf, (self.num_obs,), np.float32)}
+        )
+        self.single_action_space = gymnasium.spaces.Box(-np.inf, np.inf, (self.num_actions,), np.float32)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self.log_names = [f"Episode_Reward/{n}" for n in env.reward_names] + [
+            "Episode_Termination/terminated",
+            "Episode_Termination/time_out",
+        ]
+        self._jax_device = env.physics.device
+        self._reset_fn = jax.jit(jax.vmap(env.reset))
+        self._step_fn = jax.jit(self._step_packed, donate_argnums=0)
+        self.state: State = None  # type: ignore[assignment]
+        self.reset()
+
+    # -- the jitted pieces -------------------------------------------------------------------------------------
+
+    def _step_packed(self, state: State, action: jax.Array):
+        state = jax.vmap(self.core.step)(state, action)
+        packed = jnp.concatenate(
+            [state.obs, state.reward[:, None], state.terminated[:, None], state.truncated[:, None]], axis=1
+        ).astype(jnp.float32)
+        done = state.terminated | state.truncated
+        ended = done.sum()
+        # Isaac Lab's Episode_Reward/<term>: mean episode sum of the envs that ended, per second of episode.
+        # NaN when no env ended at this step; the loggers average with nanmean.
+        per_term = state.ended_terms.sum(0) / jnp.where(ended > 0, ended, jnp.nan) / self.cfg.episode_length_s
+        log = jnp.concatenate([per_term, jnp.stack([state.terminated.sum(), state.truncated.sum()]).astype(jnp.float32)])
+        return state, packed, log
+
+    # -- the stateful API --------------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Reset every env; returns the observation groups as torch tensors."""
+        if seed is not None:
+            self.seed = seed
+        keys = jax.random.split(jax.random.PRNGKey(self.seed), self.num_envs)
+        self.state = self._reset_fn(jax.device_put(keys, self._jax_device))
+        return self.observations, {}
+
+    def step_jax(self, action: jax.Array):
+        """The native JAX view: (obs, reward, terminated, truncated, extras) as JAX arrays on the env's device."""
+        action = jnp.asarray(action, jnp.float32).reshape(self.num_envs, self.num_actions)
+        self.state, packed, log = self._step_fn(self.state, action)
+        obs, reward = packed[:, : self.num_obs], packed[:, self.num_obs]
+        terminated, truncated = packed[:, self.num_obs + 1] > 0.5, packed[:, self.num_obs + 2] > 0.5
+        return obs, reward, terminated, truncated, {"time_outs": truncated, "log": dict(zip(self.log_names, log))}
+
+    def step(self, action: torch.Tensor):
+        """The torch view: (obs groups, reward, terminated, truncated, extras), all torch tensors sharing memory
+        with the env's JAX buffers (DLPack, no copy)."""
+        if action.shape != (self.num_envs, self.num_actions):
+            action = action.reshape(self.num_envs, self.num_actions)
+        self.state, packed, log = self._step_fn(self.state, to_jax(action.to(torch.float32)))
+        packed_t, log_t = to_torch(packed), to_torch(log)
+        n = self.num_obs
+        obs = packed_t[:, :n]
+        reward = packed_t[:, n]
+        terminated = packed_t[:, n + 1].bool()
+        truncated = packed_t[:, n + 2].bool()
+        extras = {"time_outs": truncated, "log": {name: log_t[i] for i, name in enumerate(self.log_names)}}
+        return {"policy": obs}, reward, terminated, truncated, extras
+
+    @property
+    def observations(self) -> dict[str, torch.Tensor]:
+        # A copy: the state's buffers are donated to the next step, so a view would dangle.
+        return {"policy": to_torch(self.state.obs).clone()}
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        # A copy: the state's buffers are donated to the next step, so a view would dangle.
+        return to_torch(self.state.episode_length).clone()
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        lengths = np.asarray(value.detach().cpu(), dtype=np.int32).reshape(self.num_envs)
+        self.state = self.state.replace(episode_length=jax.device_put(lengths, self._jax_device))
+
+    def close(self) -> None:
+        self.state = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"VecEnv({type(self.cfg).__name__}, num_envs={self.num_envs}, device={self.device})"
+
+
+__all__ = ["VecEnv", "to_jax", "to_torch"]

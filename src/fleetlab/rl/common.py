@@ -1,0 +1,203 @@
+"""What every library adapter shares: run directories, checkpoints lookup, console progress, evaluation and video."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import time
+from typing import Callable
+
+import numpy as np
+import torch
+
+from fleetlab.distributed import RunContext
+
+LOG_ROOT = "logs"
+
+
+def make_run_dir(ctx: RunContext, library: str, experiment_name: str, run_name: str = "") -> str:
+    """logs/<library>/<experiment>/<timestamp>[_<run_name>], as Isaac Lab names it. Rank 0 picks the name (clocks
+    and start times differ across nodes) and broadcasts it, so every rank agrees; only rank 0 creates it."""
+    name = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S") + (f"_{run_name}" if run_name else "")
+    name = ctx.broadcast_object(name)
+    run_dir = os.path.abspath(os.path.join(LOG_ROOT, library, experiment_name, name))
+    if ctx.is_writer:
+        os.makedirs(run_dir, exist_ok=True)
+    return run_dir
+
+
+def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt") -> str:
+    """The checkpoint to resume or play, chosen as Isaac Lab's get_checkpoint_path does: the last run (sorted by
+    name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order."""
+    if not os.path.isdir(experiment_dir):
+        raise FileNotFoundError(f"no runs to load: '{experiment_dir}' does not exist (train first, or pass --checkpoint PATH)")
+    runs = sorted(d for d in os.listdir(experiment_dir) if os.path.isdir(os.path.join(experiment_dir, d)) and re.match(load_run, d))
+    if not runs:
+        raise FileNotFoundError(f"no run in '{experiment_dir}' matches --load_run '{load_run}'")
+    run_dir = os.path.join(experiment_dir, runs[-1])
+    natural = lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]  # noqa: E731
+    ckpts = sorted((f for f in os.listdir(run_dir) if re.match(checkpoint, f)), key=natural)
+    if not ckpts:
+        raise FileNotFoundError(f"no checkpoint in '{run_dir}' matches --checkpoint '{checkpoint}'")
+    return os.path.join(run_dir, ckpts[-1])
+
+
+def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None, checkpoint: str | None) -> str:
+    """A direct path wins; otherwise search the experiment's runs with the --load_run/--checkpoint patterns."""
+    if checkpoint and os.path.isfile(checkpoint):
+        return os.path.abspath(checkpoint)
+    if checkpoint and os.sep in checkpoint:
+        raise FileNotFoundError(f"checkpoint '{checkpoint}' does not exist")
+    return find_checkpoint(os.path.join(LOG_ROOT, library, experiment_name), load_run or ".*", checkpoint or r"model_.*\.pt")
+
+
+def write_json(path: str, data: dict) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2, default=str)
+
+
+class Progress:
+    """One console line per iteration: iteration, FPS (summed over ranks), return, ETA."""
+
+    def __init__(self, total_iterations: int, start_iteration: int = 0):
+        self.total = total_iterations
+        self.start = start_iteration
+        self.t0 = time.time()
+
+    def line(self, it: int, fps: float, **metrics: float) -> str:
+        done = it + 1 - self.start
+        eta = (time.time() - self.t0) / max(done, 1) * (self.total - it - 1)
+        parts = [f"it {it + 1:>5}/{self.total}", f"fps {fps:>10,.0f}"]
+        parts += [f"{k} {v:9.4g}" for k, v in metrics.items() if v is not None]
+        parts.append(f"ETA {datetime.timedelta(seconds=int(max(eta, 0)))}")
+        return " | ".join(parts)
+
+
+def make_play_env(task_id: str, num_envs: int, device: str, seed: int, impl: str, steps: int):
+    """The env that `play` evaluates in: the time-out is lifted to cover all `steps`, so each env runs ONE
+    continuous episode and "% of steps balanced" measures the policy, not the transients after periodic resets."""
+    from fleetlab.envs import make
+    from fleetlab.envs.registry import resolve
+
+    cfg = resolve(task_id).make_task().cfg
+    episode_s = max(cfg.episode_length_s, (steps + 1) * cfg.sim_dt * cfg.decimation)
+    return make(task_id, num_envs=num_envs, device=device, seed=seed, impl=impl, episode_length_s=episode_s)
+
+
+def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) -> dict:
+    """Run `policy` (torch obs -> torch actions) for `steps` steps on every env of a fleetlab VecEnv. Reports the
+    mean return of finished episodes and, for tasks that define one, the fraction of env-steps that succeed
+    (cartpole: |pole| < 0.2 rad)."""
+    obs, _ = env.reset()
+    obs = obs["policy"]
+    ret = torch.zeros(env.num_envs)
+    returns, successes = [], []
+    success_fn = env.core.task.success
+    with torch.inference_mode():
+        for _ in range(steps):
+            obs_groups, reward, terminated, truncated, _ = env.step(policy(obs))
+            obs = obs_groups["policy"]
+            ret += reward.cpu()
+            done = (terminated | truncated).cpu()
+            returns += ret[done].tolist()
+            ret[done] = 0
+            if success_fn is not None:
+                successes.append(np.asarray(success_fn(env.cfg, env.state)).mean())
+    out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns)}
+    out["mean_return"] = float(np.mean(returns)) if returns else float(ret.mean())
+    if successes:
+        out["success_name"] = env.core.task.success_name
+        out["success_fraction"] = float(np.mean(successes))
+    return out
+
+
+def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str, length: int, fps: int | None = None) -> str:
+    """An mp4 of env 0 under `policy`, rendered with MuJoCo's offscreen renderer (MUJOCO_GL=egl or osmesa)."""
+    import imageio
+    import mujoco
+
+    mj_model = env.core.physics.mj_model
+    data = mujoco.MjData(mj_model)
+    try:
+        renderer = mujoco.Renderer(mj_model, height=480, width=640)
+    except Exception as err:  # no GL context
+        raise RuntimeError(
+            f"offscreen rendering failed ({err}); set MUJOCO_GL=egl (GPU) or MUJOCO_GL=osmesa (CPU, apt install libosmesa6)"
+        ) from None
+    camera = "side" if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, "side") >= 0 else -1
+    obs = env.reset()[0]["policy"]
+    frames = []
+    with torch.inference_mode():
+        for _ in range(length):
+            obs = env.step(policy(obs))[0]["policy"]
+            data.qpos[:] = np.asarray(env.state.qpos[0])
+            data.qvel[:] = np.asarray(env.state.qvel[0])
+            mujoco.mj_forward(mj_model, data)
+            renderer.update_scene(data, camera=camera)
+            frames.append(renderer.render())
+    renderer.close()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    imageio.mimwrite(path, frames, fps=fps or int(round(1 / env.step_dt)), macro_block_size=1)
+    return path
+
+
+def atomic_torch_save(obj, path: str) -> None:
+    """torch.save through a temporary file, fsync and rename: a crash never leaves a half-written checkpoint."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "wb") as f:
+        torch.save(obj, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def record_task(run_dir: str, task_id: str) -> None:
+    write_json(os.path.join(run_dir, "params", "task.json"), {"task": task_id})
+
+
+def check_checkpoint_task(path: str, task_id: str) -> None:
+    """Refuse a checkpoint trained on another task (its run dir records the task id), with a one-line error."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(3):
+        marker = os.path.join(folder, "params", "task.json")
+        if os.path.isfile(marker):
+            with open(marker) as f:
+                trained = json.load(f)["task"]
+            if trained != task_id:
+                raise ValueError(f"checkpoint '{path}' was trained on '{trained}', not '{task_id}'")
+            return
+        folder = os.path.dirname(folder)
+
+
+def finish(ctx: RunContext, run_dir: str, library: str, task_id: str, env, checksum: str, last: dict, wall_s: float) -> dict:
+    """End of training on every rank: print this rank's parameter checksum and seed, gather them on rank 0, and
+    write summary.json (the checksums must be identical across ranks; the seeds must differ)."""
+    mine = {"rank": ctx.rank, "local_rank": ctx.local_rank, "seed": ctx.seed, "device": ctx.device, "checksum": checksum}
+    print(f"[fleetlab] rank {ctx.rank}: seed {ctx.seed}, parameter checksum {checksum}", flush=True)
+    ranks = ctx.all_gather_object(mine)
+    summary = {
+        "task": task_id,
+        "library": library,
+        "world_size": ctx.world_size,
+        "num_envs_per_process": env.num_envs,
+        "num_envs_total": env.num_envs * ctx.world_size,
+        "wall_s": wall_s,
+        "final": last,
+        "ranks": ranks,
+        "checksums_identical": len({r["checksum"] for r in ranks}) == 1,
+    }
+    if ctx.is_writer:
+        write_json(os.path.join(run_dir, "summary.json"), summary)
+        print(f"[fleetlab] done in {wall_s:.1f}s; checksums identical across ranks: {summary['checksums_identical']}; "
+              f"summary: {os.path.join(run_dir, 'summary.json')}", flush=True)
+    return summary
+
+
+def print_play_result(result: dict) -> None:
+    line = f"[fleetlab] play {result['task']}: mean return {result['mean_return']:.3f} over {result['episodes']} episodes"
+    if "success_fraction" in result:
+        line += f"; {result['success_name']} for {100 * result['success_fraction']:.1f}% of {result['steps']} steps"
+    print(line, flush=True)

@@ -1,0 +1,226 @@
+"""rsl_rl (rsl-rl-lib 5.5.x) adapter: VecEnv wrapper, a runner that also runs on CPU/gloo, synced logging,
+train() and play()."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections import deque
+
+os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")  # rsl_rl imports GitPython, which wants a git binary
+
+import torch
+from rsl_rl.env import VecEnv as RslVecEnv
+from rsl_rl.runners import OnPolicyRunner
+from rsl_rl.utils.logger import Logger
+from tensordict import TensorDict
+
+from fleetlab.distributed import RunContext, all_reduce_sum, nanmean_over_ranks, parameter_checksum
+from fleetlab.envs import make
+from fleetlab.envs.registry import agent_cfg, resolve
+from fleetlab.rl import common
+
+LIBRARY = "rsl_rl"
+
+
+class RslRlVecEnvWrapper(RslVecEnv):
+    """Our VecEnv as rsl_rl's VecEnv: TensorDict observations, dones = terminated | truncated."""
+
+    def __init__(self, env):
+        self.env = env
+        self.num_envs = env.num_envs
+        self.num_actions = env.num_actions
+        self.max_episode_length = env.max_episode_length
+        self.device = env.device
+        self.cfg = env.cfg
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        return self.env.episode_length_buf
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        self.env.episode_length_buf = value
+
+    def get_observations(self) -> TensorDict:
+        return TensorDict(self.env.observations, batch_size=[self.num_envs])
+
+    def step(self, actions: torch.Tensor):
+        obs, reward, terminated, truncated, extras = self.env.step(actions)
+        return TensorDict(obs, batch_size=[self.num_envs]), reward, terminated | truncated, extras
+
+
+class SyncedLogger(Logger):
+    """Upstream logs episode statistics of rank 0's envs only, and FPS as rank 0's FPS times the world size.
+    This logger collects on every rank, all-reduces the episode statistics over ALL ranks and sums the FPS that
+    each rank measured; rank 0 writes TensorBoard and prints one console line per iteration."""
+
+    def __init__(self, *args, ctx: RunContext, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ctx = ctx
+        self.rewbuffer, self.lenbuffer = deque(maxlen=100), deque(maxlen=100)
+        self.progress: common.Progress | None = None
+        self.last: dict = {}
+
+    def process_env_step(self, rewards, dones, extras, intrinsic_rewards=None) -> None:
+        # Upstream skips this on ranks without a writer; we need every rank's episodes.
+        if "log" in extras:
+            self.ep_extras.append(extras["log"])
+        self.cur_reward_sum += rewards
+        self.cur_episode_length += 1
+        ended = dones > 0
+        if ended.any():
+            self.rewbuffer.extend(self.cur_reward_sum[ended].tolist())
+            self.lenbuffer.extend(self.cur_episode_length[ended].tolist())
+            self.cur_reward_sum[ended] = 0
+            self.cur_episode_length[ended] = 0
+
+    def log(self, it, start_it, total_it, collect_time, learn_time, loss_dict, learning_rate, action_std, rnd_weight, **_):
+        steps = self.cfg["num_steps_per_env"] * self.num_envs
+        fps = float(all_reduce_sum(torch.tensor([steps / (collect_time + learn_time)], device=self.device)).item())
+        samples = {"Train/mean_reward": list(self.rewbuffer), "Train/mean_episode_length": list(self.lenbuffer)}
+        for key in dict.fromkeys(k for ep in self.ep_extras for k in ep):
+            samples[key] = [float(ep[key]) for ep in self.ep_extras if key in ep]
+        stats = nanmean_over_ranks(samples, self.device)
+        self.ep_extras.clear()
+        self.tot_timesteps += steps * self.gpu_world_size
+        self.tot_time += collect_time + learn_time
+        self.last = {"iteration": it, "fps": fps, **stats}
+        if self.writer is None:
+            return
+        for key, value in loss_dict.items():
+            self.writer.add_scalar(f"Loss/{key}", value, it)
+        self.writer.add_scalar("Loss/learning_rate", learning_rate, it)
+        self.writer.add_scalar("Policy/mean_std", action_std.mean().item(), it)
+        self.writer.add_scalar("Perf/total_fps", fps, it)
+        self.writer.add_scalar("Perf/collection_time", collect_time, it)
+        self.writer.add_scalar("Perf/learning_time", learn_time, it)
+        for key, value in stats.items():
+            self.writer.add_scalar(key if "/" in key else f"Episode/{key}", value, it)
+        if self.progress is None:
+            self.progress = common.Progress(total_it, start_it)
+        print(
+            self.progress.line(
+                it, fps, ret=stats.get("Train/mean_reward"), len=stats.get("Train/mean_episode_length"),
+                lr=learning_rate,
+            ),
+            flush=True,
+        )
+
+
+class FleetOnPolicyRunner(OnPolicyRunner):
+    """OnPolicyRunner that takes its ranks, device and process group from our RunContext."""
+
+    def __init__(self, env, train_cfg: dict, log_dir: str | None, ctx: RunContext):
+        self.ctx = ctx
+        super().__init__(env, train_cfg, log_dir=log_dir, device=ctx.device)
+        self.logger = SyncedLogger(
+            log_dir=log_dir, cfg=self.cfg, env_cfg=env.cfg, num_envs=env.num_envs, is_distributed=self.is_distributed,
+            gpu_world_size=self.gpu_world_size, gpu_global_rank=self.gpu_global_rank, device=self.device, ctx=ctx,
+        )
+
+    def _configure_multi_gpu(self) -> None:
+        # Upstream hard-codes init_process_group("nccl"), raises unless device == cuda:LOCAL_RANK and calls
+        # torch.cuda.set_device: it cannot run on CPU. RunContext already made the group (gloo on CPU).
+        self.is_distributed = self.ctx.is_distributed
+        self.gpu_world_size = self.ctx.world_size if self.is_distributed else 1
+        self.gpu_global_rank = self.ctx.rank if self.is_distributed else 0
+        self.gpu_local_rank = self.ctx.local_rank if self.is_distributed else 0
+        self.cfg["multi_gpu"] = (
+            {"global_rank": self.ctx.rank, "local_rank": self.ctx.local_rank, "world_size": self.ctx.world_size}
+            if self.is_distributed
+            else None
+        )
+
+    def save(self, path: str, infos: dict | None = None) -> None:
+        state = self.alg.save()
+        state["iter"] = self.current_learning_iteration
+        state["infos"] = infos
+        state["task"] = getattr(self, "task_id", None)
+        common.atomic_torch_save(state, path)
+        self.logger.save_model(path, self.current_learning_iteration)
+
+    def checksum(self) -> str:
+        return parameter_checksum([*self.alg.actor.state_dict().values(), *self.alg.critic.state_dict().values()])
+
+
+def _setup(args, play: bool):
+    ctx = RunContext.from_env(
+        distributed=args.distributed, device=args.device, seed=42 if args.seed is None else args.seed,
+        timeout_s=args.dist_timeout,
+    ).init_process_group()
+    cfg = agent_cfg(args.task, LIBRARY)
+    task_id = resolve(args.task).id
+    if args.experiment_name:
+        cfg["experiment_name"] = args.experiment_name
+    if getattr(args, "run_name", None):
+        cfg["run_name"] = args.run_name
+    if getattr(args, "logger", None):
+        cfg["logger"] = args.logger
+    if not play and args.max_iterations is not None:
+        cfg["max_iterations"] = args.max_iterations
+    cfg["seed"] = ctx.seed
+    num_envs = args.num_envs if args.num_envs is not None else (32 if play else 4096)
+    torch.manual_seed(ctx.seed)
+    if play:
+        env = common.make_play_env(args.task, num_envs, ctx.device, ctx.seed, args.physics_impl, args.steps)
+    else:
+        env = make(args.task, num_envs=num_envs, device=ctx.device, seed=ctx.seed, impl=args.physics_impl)
+    return ctx, cfg, task_id, env
+
+
+def train(args) -> dict:
+    ctx, cfg, task_id, env = _setup(args, play=False)
+    run_dir = common.make_run_dir(ctx, LIBRARY, cfg["experiment_name"], cfg["run_name"])
+    if ctx.is_writer:
+        print(f"[fleetlab] {task_id} with rsl_rl: {env.num_envs} envs per process x {ctx.world_size} process(es) "
+              f"= {env.num_envs * ctx.world_size} envs; logs in {run_dir}", flush=True)
+        common.write_json(os.path.join(run_dir, "params", "agent.json"), cfg)
+        common.record_task(run_dir, task_id)
+    print(f"[fleetlab] {ctx.summary()}", flush=True)
+
+    runner = FleetOnPolicyRunner(RslRlVecEnvWrapper(env), cfg, log_dir=run_dir, ctx=ctx)
+    runner.task_id = task_id
+    if args.resume or (args.checkpoint and not args.resume):
+        path = common.resolve_checkpoint(LIBRARY, cfg["experiment_name"], args.load_run, args.checkpoint)
+        common.check_checkpoint_task(path, task_id)
+        print(f"[fleetlab] resuming from {path}", flush=True)
+        runner.load(path, map_location=ctx.device)
+
+    start = time.time()
+    runner.learn(num_learning_iterations=cfg["max_iterations"], init_at_random_ep_len=True)
+    wall = time.time() - start
+    summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, runner.checksum(), runner.logger.last, wall)
+    if args.video and ctx.is_writer:
+        policy = runner.get_inference_policy(device=ctx.device)
+        path = common.record_video(env, _as_obs_policy(policy, env), os.path.join(run_dir, "videos", "train.mp4"),
+                                   args.video_length)
+        print(f"[fleetlab] video: {path}", flush=True)
+    return summary
+
+
+def _as_obs_policy(policy, env):
+    return lambda obs: policy(TensorDict({"policy": obs}, batch_size=[env.num_envs]))
+
+
+def play(args) -> dict:
+    ctx, cfg, task_id, env = _setup(args, play=True)
+    path = common.resolve_checkpoint(LIBRARY, cfg["experiment_name"], args.load_run, args.checkpoint)
+    common.check_checkpoint_task(path, task_id)
+    print(f"[fleetlab] loading {path}", flush=True)
+    runner = FleetOnPolicyRunner(RslRlVecEnvWrapper(env), cfg, log_dir=None, ctx=ctx)
+    runner.load(path, map_location=ctx.device)
+    policy = _as_obs_policy(runner.get_inference_policy(device=ctx.device), env)
+    result = {"task": task_id, "checkpoint": path, **common.evaluate(env, policy, args.steps)}
+    run_dir = os.path.dirname(path)
+    if args.export:
+        export_dir = os.path.join(run_dir, "exported")
+        runner.export_policy_to_jit(export_dir, "policy.pt")
+        runner.export_policy_to_onnx(export_dir, "policy.onnx")
+        result["exported"] = [os.path.join(export_dir, "policy.pt"), os.path.join(export_dir, "policy.onnx")]
+    if args.video:
+        result["video"] = common.record_video(env, policy, os.path.join(run_dir, "videos", "play.mp4"), args.video_length)
+    common.print_play_result(result)
+    common.write_json(os.path.join(run_dir, "play.json"), result)
+    return result

@@ -1,0 +1,88 @@
+"""MuJoCo MJX physics: load an MJCF model onto one JAX device and step it with the decimation inside one call."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import warnings
+
+import jax
+import mujoco
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from mujoco import mjx
+
+IMPLS = ("jax", "warp")
+
+
+def jax_device_for(device: str) -> jax.Device:
+    """The JAX device that is the same physical device as the torch device string ("cpu", "cuda:K")."""
+    if device == "cpu":
+        return jax.devices("cpu")[0]
+    if not device.startswith("cuda"):
+        raise ValueError(f"unknown device '{device}': use 'cpu' or 'cuda:K'")
+    index = int(device.split(":")[1]) if ":" in device else 0
+    try:
+        gpus = jax.local_devices(backend="gpu")
+    except RuntimeError as err:
+        raise RuntimeError(
+            f"device '{device}' asks for a GPU but JAX has no GPU backend ({err}); install jax[cuda13] or use --device cpu"
+        ) from None
+    # local_hardware_id is the CUDA ordinal inside CUDA_VISIBLE_DEVICES, the same numbering torch's cuda:K uses,
+    # also when jax.distributed gave this process only one of the local GPUs.
+    for gpu in gpus:
+        if getattr(gpu, "local_hardware_id", gpu.id) == index:
+            return gpu
+    raise RuntimeError(f"device '{device}': JAX sees no such GPU (it sees {[str(g) for g in gpus]})")
+
+
+@dataclasses.dataclass(frozen=True)
+class Physics:
+    """One MJX model on one device. `advance` is pure: it applies ctrl and takes `decimation` physics steps."""
+
+    mj_model: mujoco.MjModel
+    model: mjx.Model
+    template: mjx.Data  # a full Data at the initial state; per-env state overrides only qpos/qvel/warm start
+    decimation: int
+    device: jax.Device
+
+    @property
+    def dt(self) -> float:
+        """The policy step: physics timestep times decimation."""
+        return float(self.mj_model.opt.timestep) * self.decimation
+
+    def data(self, qpos: jax.Array, qvel: jax.Array, qacc_warmstart: jax.Array | None = None) -> mjx.Data:
+        """A full Data for one env from the small state we carry between calls (fewer arrays cross jit)."""
+        d = self.template.replace(qpos=qpos, qvel=qvel)
+        if qacc_warmstart is not None:
+            d = d.replace(qacc_warmstart=qacc_warmstart)
+        return d
+
+    def advance(self, data: mjx.Data, ctrl: jax.Array) -> mjx.Data:
+        data = data.replace(ctrl=ctrl)
+        for _ in range(self.decimation):  # unrolled: decimation is small and static
+            data = mjx.step(self.model, data)
+        return data
+
+    def forward(self, data: mjx.Data) -> mjx.Data:
+        return mjx.forward(self.model, data)
+
+
+def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax") -> Physics:
+    if impl not in IMPLS:
+        raise ValueError(f"unknown physics impl '{impl}': choose one of {IMPLS}")
+    if impl == "warp" and (importlib.util.find_spec("warp") is None or importlib.util.find_spec("mujoco_warp") is None):
+        raise ImportError("impl='warp' needs MuJoCo Warp: pip install 'fleetlab[warp]' (warp-lang, mujoco-warp)")
+    if decimation < 1:
+        raise ValueError(f"decimation must be >= 1, got {decimation}")
+    mj_model = mujoco.MjModel.from_xml_path(xml_path)
+    mj_model.opt.timestep = sim_dt
+    jax_device = jax_device_for(device)
+    model = mjx.put_model(mj_model, device=jax_device, impl=impl)
+    template = mjx.make_data(model, device=jax_device, impl=impl)
+    template = jax.device_put(template, jax_device)
+    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device)
+
+
+__all__ = ["IMPLS", "Physics", "jax_device_for", "load_physics"]

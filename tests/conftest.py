@@ -22,3 +22,31 @@ def in_tmp(tmp_path, monkeypatch):
     """Run in a scratch folder, so logs/ lands there."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+PYTHON = sys.executable
+
+
+def run_cmd(args, cwd, timeout=600, env_extra=None):
+    """Run a real process (torchrun, a script) with src/ importable; return the CompletedProcess."""
+    import subprocess
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(REPO, "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(env_extra or {})
+    for var in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "JAX_RANK", "JAX_WORLD_SIZE", "SLURM_PROCID"):
+        env.pop(var, None)
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def torchrun(nproc, script_args, cwd, timeout=600, extra=()):
+    args = [PYTHON, "-m", "torch.distributed.run", "--nnodes=1", f"--nproc_per_node={nproc}",
+            f"--master_port={free_port()}", *extra, *script_args]
+    return run_cmd(args, cwd, timeout)
+
+
+def only_run_dir(root, library, experiment):
+    base = os.path.join(root, "logs", library, experiment)
+    runs = sorted(os.listdir(base))
+    assert len(runs) == 1, f"expected exactly one run directory, found {runs}"
+    return os.path.join(base, runs[0])

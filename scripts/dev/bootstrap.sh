@@ -12,6 +12,10 @@ want="$(cat pyproject.toml scripts/dev/bootstrap.sh | sha256sum | cut -c1-16)-gp
 stamp=.venv/.fleetlab-bootstrap
 if [ "$(cat "$stamp" 2>/dev/null || true)" = "$want" ]; then exit 0; fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
+# Videos render offscreen through OSMesa where there is no GPU (best effort: needs root and apt).
+if ! ldconfig -p 2>/dev/null | grep -q libOSMesa && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && apt-get install -y -qq libosmesa6 >/dev/null) || echo "[bootstrap] could not install libosmesa6: videos need MUJOCO_GL=egl"
+fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q "torch==2.13.0"
 if [ "$has_gpu" = 1 ]; then .venv/bin/python -m pip install -q "jax[cuda13]"; fi

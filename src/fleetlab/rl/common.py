@@ -175,7 +175,8 @@ def check_checkpoint_task(path: str, task_id: str) -> None:
 def finish(ctx: RunContext, run_dir: str, library: str, task_id: str, env, checksum: str, last: dict, wall_s: float) -> dict:
     """End of training on every rank: print this rank's parameter checksum and seed, gather them on rank 0, and
     write summary.json (the checksums must be identical across ranks; the seeds must differ)."""
-    mine = {"rank": ctx.rank, "local_rank": ctx.local_rank, "seed": ctx.seed, "device": ctx.device, "checksum": checksum}
+    mine = {"rank": ctx.rank, "local_rank": ctx.local_rank, "node_rank": ctx.node_rank, "pid": os.getpid(),
+            "seed": ctx.seed, "device": ctx.device, "checksum": checksum}
     print(f"[fleetlab] rank {ctx.rank}: seed {ctx.seed}, parameter checksum {checksum}", flush=True)
     ranks = ctx.all_gather_object(mine)
     summary = {

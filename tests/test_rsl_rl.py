@@ -1,0 +1,142 @@
+"""rsl_rl workflow: the gloo/CPU runner fix, synced logging, training that balances, torchrun and 2 localhost nodes."""
+
+import glob
+import json
+import os
+import re
+
+import pytest
+import torch
+from conftest import PYTHON, REPO, free_port, only_run_dir, run_cmd, torchrun
+
+TRAIN = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "train.py")
+PLAY = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "play.py")
+
+
+def test_upstream_runner_cannot_run_distributed_on_cpu(monkeypatch):
+    """The gap our runner fixes: upstream demands cuda:LOCAL_RANK and nccl."""
+    from rsl_rl.runners import OnPolicyRunner
+
+    from fleetlab.envs import make
+    from fleetlab.rl.rsl_rl import RslRlVecEnvWrapper
+    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    env = RslRlVecEnvWrapper(make("Isaac-Cartpole-v0", num_envs=2))
+    with pytest.raises(ValueError, match="does not match expected device"):
+        OnPolicyRunner(env, cfg(), log_dir=None, device="cpu")
+
+
+def test_synced_logger_averages_all_ranks_and_sums_fps(tmp_path):
+    proc = torchrun(2, [os.path.join(REPO, "tests", "mp", "synced_logger.py")], cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = {}
+    for path in glob.glob(str(tmp_path / "result_*.json")):
+        with open(path) as f:
+            r = json.load(f)
+        results[r["rank"]] = r
+    assert set(results) == {0, 1}
+    for r in results.values():
+        assert r["Train/mean_reward"] == pytest.approx(3.0), "mean over the 3 episodes of both ranks"
+        assert r["Episode_Reward/alive"] == pytest.approx(3.0), "nanmean of 2.0 (rank 0) and 4.0 (rank 1)"
+        # rank 0: 64 steps / 1.0 s, rank 1: 64 steps / 1.5 s, FPS is the sum of what each rank measured
+        assert r["fps"] == pytest.approx(16 * 4 / 1.0 + 16 * 4 / 1.5, rel=1e-5)
+
+
+def _ranks(run_dir):
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        return json.load(f)
+
+
+def _assert_rank0_wrote_everything(run_dir, summary):
+    rank0_pid = next(r["pid"] for r in summary["ranks"] if r["rank"] == 0)
+    events = glob.glob(os.path.join(run_dir, "events.out.tfevents.*"))
+    assert events and all(f".{rank0_pid}." in os.path.basename(e) for e in events), events
+
+
+@pytest.mark.slow
+def test_torchrun_two_processes_on_gloo(tmp_path):
+    proc = torchrun(2, [TRAIN, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=128",
+                        "--max_iterations=4"], cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = only_run_dir(tmp_path, "rsl_rl", "cartpole")
+    summary = _ranks(run_dir)
+    assert summary["world_size"] == 2 and summary["num_envs_total"] == 256
+    checksums = {r["rank"]: r["checksum"] for r in summary["ranks"]}
+    assert len(checksums) == 2 and len(set(checksums.values())) == 1, checksums
+    assert len({r["seed"] for r in summary["ranks"]}) == 2, "each rank has its own env seed"
+    # the per-rank checksum line is printed by both ranks, and they agree
+    printed = re.findall(r"rank (\d): seed (\d+), parameter checksum ([0-9a-f]+)", proc.stdout)
+    assert len(printed) == 2 and len({c for _, _, c in printed}) == 1
+    _assert_rank0_wrote_everything(run_dir, summary)
+    assert os.path.isfile(os.path.join(run_dir, "model_3.pt"))
+    iteration_lines = [ln for ln in proc.stdout.splitlines() if re.match(r"it\s+\d+/4 \| fps", ln)]
+    assert len(iteration_lines) == 4, "one console line per iteration, from rank 0 only"
+
+
+@pytest.mark.slow
+def test_two_localhost_nodes_over_c10d(tmp_path):
+    import subprocess
+
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "src"))
+    for var in ("RANK", "LOCAL_RANK", "WORLD_SIZE"):
+        env.pop(var, None)
+    nodes = []
+    for node_rank in (0, 1):
+        args = [PYTHON, "-m", "torch.distributed.run", "--nnodes=2", f"--node_rank={node_rank}", "--nproc_per_node=1",
+                "--rdzv_id=123", "--rdzv_backend=c10d", f"--rdzv_endpoint=localhost:{port}", TRAIN,
+                "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=64", "--max_iterations=3"]
+        nodes.append(subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=600) for p in nodes]
+    for p, (out, err) in zip(nodes, outs):
+        assert p.returncode == 0, err[-3000:]
+    summary = _ranks(only_run_dir(tmp_path, "rsl_rl", "cartpole"))
+    assert summary["world_size"] == 2
+    assert sorted(r["node_rank"] for r in summary["ranks"]) == [0, 1]
+    assert len({r["checksum"] for r in summary["ranks"]}) == 1
+    assert len({r["seed"] for r in summary["ranks"]}) == 2
+
+
+@pytest.mark.slow
+def test_train_then_play_balances_the_pole(tmp_path):
+    train = run_cmd([PYTHON, TRAIN, "--task=Isaac-Cartpole-v0", "--headless", "--device=cpu", "--num_envs=2048"],
+                    cwd=tmp_path, timeout=1200)
+    assert train.returncode == 0, train.stderr[-3000:]
+    run_dir = only_run_dir(tmp_path, "rsl_rl", "cartpole")
+    assert os.path.isfile(os.path.join(run_dir, "model_149.pt"))
+    assert glob.glob(os.path.join(run_dir, "events.out.tfevents.*")), "TensorBoard log on rank 0"
+    assert re.search(r"it\s+150/150 \| fps\s+[\d,]+ .*ETA", train.stdout), "progress line with FPS and ETA"
+
+    play = run_cmd([PYTHON, PLAY, "--task=Isaac-Cartpole-v0", "--headless", "--device=cpu", "--num_envs=16", "--video",
+                    "--video_length=60"], cwd=tmp_path, timeout=600)
+    assert play.returncode == 0, play.stderr[-3000:]
+    with open(os.path.join(run_dir, "play.json")) as f:
+        result = json.load(f)
+    assert result["steps"] == 1000
+    assert result["success_fraction"] >= 0.95, result
+    for path in result["exported"]:
+        assert os.path.getsize(path) > 0
+    scripted = torch.jit.load(result["exported"][0])
+    assert scripted(torch.zeros(1, 4)).shape == (1, 1)
+    assert os.path.getsize(result["video"]) > 1000
+
+
+def test_play_without_checkpoint_is_a_one_line_error(tmp_path):
+    proc = run_cmd([PYTHON, PLAY, "--task=Isaac-Cartpole-v0", "--device=cpu", "--num_envs=2"], cwd=tmp_path, timeout=300)
+    assert proc.returncode != 0
+    assert "fleetlab: error: no runs to load" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_checkpoint_from_another_task_is_refused(tmp_path):
+    from fleetlab.rl.common import check_checkpoint_task, record_task
+
+    run = tmp_path / "run"
+    record_task(str(run), "Fleet-Cartpole-Direct-v0")
+    (run / "model_1.pt").write_bytes(b"x")
+    with pytest.raises(ValueError, match="trained on 'Fleet-Cartpole-Direct-v0', not 'Fleet-Cartpole-v0'"):
+        check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-v0")
+    check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-Direct-v0")

@@ -23,6 +23,23 @@ def all_reduce_sum(values: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def global_batch_moments(mean: torch.Tensor, var: torch.Tensor, count: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """The mean, (population) variance and count of the union of every rank's batch, from each rank's own
+    batch moments. Normalizers fed with these apply the same update on every rank."""
+    if not _dist_ready():
+        return mean, var, count
+    import torch.distributed as dist
+
+    n = torch.tensor([float(count)], dtype=torch.float64, device=mean.device)
+    m, v = mean.to(torch.float64).reshape(-1), var.to(torch.float64).reshape(-1)
+    moments = torch.cat([m * n, (v + m**2) * n, n])
+    dist.all_reduce(moments)
+    total = moments[-1]
+    g_mean = moments[: m.numel()] / total
+    g_var = moments[m.numel() : 2 * m.numel()] / total - g_mean**2
+    return g_mean.reshape(mean.shape).to(mean.dtype), g_var.reshape(var.shape).to(var.dtype), int(total.item())
+
+
 def nanmean_over_ranks(samples: dict[str, list[float]], device: str) -> dict[str, float]:
     """For each key, the mean over every rank's non-NaN samples. Every rank must pass the same keys."""
     keys = sorted(samples)

@@ -36,6 +36,32 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
 
 
 def parse(library: str, play: bool = False, argv: list[str] | None = None) -> argparse.Namespace:
+    """Isaac Lab's flags, plus Hydra-style `agent.<path>=<value>` overrides of the agent config, as Isaac Lab's
+    scripts accept (e.g. `agent.params.config.schedule_type=standard`)."""
     what = "Play" if play else "Train"
     parser = argparse.ArgumentParser(description=f"{what} a fleetlab task with {library}.")
-    return add_args(parser, library, play).parse_args(argv)
+    add_args(parser, library, play)
+    parser.add_argument("overrides", nargs="*", help="agent.<key.path>=<yaml value> overrides of the agent config")
+    args = parser.parse_args(argv)
+    for item in args.overrides:
+        if not item.startswith("agent.") or "=" not in item:
+            parser.error(f"override '{item}' must look like agent.<key.path>=<value>")
+    return args
+
+
+def apply_overrides(cfg: dict, overrides: list[str]) -> dict:
+    """Set `agent.a.b=value` in the nested dict `cfg` (value parsed as YAML). Unknown keys are an error."""
+    import yaml
+
+    for item in overrides:
+        path, value = item[len("agent."):].split("=", 1)
+        keys = path.split(".")
+        node = cfg
+        for key in keys[:-1]:
+            if not isinstance(node.get(key), dict):
+                raise KeyError(f"override '{item}': '{key}' is not a section of the agent config")
+            node = node[key]
+        if keys[-1] not in node:
+            raise KeyError(f"override '{item}': no key '{keys[-1]}' in the agent config (known: {', '.join(node)})")
+        node[keys[-1]] = yaml.safe_load(value)
+    return cfg

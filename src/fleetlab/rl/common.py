@@ -41,7 +41,7 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
     ckpts = sorted((f for f in os.listdir(run_dir) if re.match(checkpoint, f)), key=natural)
     if not ckpts:
         raise FileNotFoundError(f"no checkpoint in '{run_dir}' matches --checkpoint '{checkpoint}'")
-    return os.path.join(run_dir, ckpts[-1])
+    return os.path.abspath(os.path.join(run_dir, ckpts[-1]))
 
 
 def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None, checkpoint: str | None) -> str:

@@ -1,0 +1,83 @@
+"""skrl (2.1.x) PyTorch side. Imports skrl at the top, so it must be imported only after RunContext has made the
+process group, inside group_made_by_run_context (see rl/skrl.py): skrl calls init_process_group("nccl") and
+torch.cuda.set_device when it is imported under WORLD_SIZE > 1."""
+
+from __future__ import annotations
+
+import torch
+from skrl.envs.wrappers.torch.base import Wrapper
+from skrl.resources.preprocessors.torch import RunningStandardScaler
+from skrl.utils.runner.torch import Runner
+
+from fleetlab.distributed import parameter_checksum
+from fleetlab.distributed.sync import global_batch_moments
+
+
+class SkrlTorchEnv(Wrapper):
+    """Our VecEnv as an skrl torch env: (N, 1) rewards and dones, one reset (the env auto-resets)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._obs = None
+
+    @property
+    def observation_space(self):
+        return self._unwrapped.single_observation_space["policy"]
+
+    @property
+    def action_space(self):
+        return self._unwrapped.single_action_space
+
+    @property
+    def state_space(self):
+        return None
+
+    def reset(self):
+        if self._obs is None:
+            self._obs = self._env.reset()[0]["policy"]
+        return self._obs, {}
+
+    def step(self, actions: torch.Tensor):
+        obs, reward, terminated, truncated, extras = self._env.step(actions)
+        self._obs = obs["policy"]
+        return self._obs, reward.view(-1, 1), terminated.view(-1, 1), truncated.view(-1, 1), extras
+
+    def state(self):
+        return None
+
+    def render(self, *args, **kwargs):
+        return None
+
+    def close(self):
+        self._env.close()
+
+
+class SyncedRunningStandardScaler(RunningStandardScaler):
+    """Upstream's RunningStandardScaler updates from each rank's own batch, so the observation/value statistics
+    (and the policies that read them) differ across ranks. Here the batch moments are all-reduced first."""
+
+    def _parallel_variance(self, input_mean: torch.Tensor, input_var: torch.Tensor, input_count: int) -> None:
+        input_mean, input_var, input_count = global_batch_moments(input_mean, input_var, input_count)
+        super()._parallel_variance(input_mean, input_var, input_count)
+
+
+def build_runner(env, cfg: dict) -> Runner:
+    for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
+        if cfg["agent"].get(key) == "RunningStandardScaler":
+            cfg["agent"][key] = SyncedRunningStandardScaler
+    return Runner(SkrlTorchEnv(env), cfg)
+
+
+def checksum(agent) -> str:
+    tensors = [t for m in agent.checkpoint_modules.values() if hasattr(m, "state_dict") for t in m.state_dict().values()]
+    return parameter_checksum(tensors)
+
+
+def policy_fn(agent):
+    agent.enable_training_mode(False, apply_to_models=True)
+
+    def act(obs):
+        _, outputs = agent.act(obs, None, timestep=0, timesteps=0)
+        return outputs["mean_actions"]
+
+    return act

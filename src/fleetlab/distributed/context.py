@@ -153,8 +153,15 @@ class RunContext:
     # -- process group ------------------------------------------------------------------------------------------
 
     def init_process_group(self) -> "RunContext":
-        """Start torch.distributed (nccl on CUDA, gloo on CPU). Destroyed cleanly at exit."""
-        if not self.is_distributed or self.backend == "jax":
+        """Start torch.distributed (nccl on CUDA, gloo on CPU), or jax.distributed for skrl-JAX. Torn down at exit."""
+        if not self.is_distributed:
+            return self
+        if self.backend == "jax":
+            from fleetlab.distributed import jax_dist
+
+            jax_dist.initialize(f"{self.master_addr}:{self.master_port}", self.world_size, self.rank, self.local_rank,
+                                on_gpu=self.device.startswith("cuda"), timeout_s=self.timeout_s)
+            atexit.register(jax_dist.shutdown)
             return self
         import torch.distributed as dist
 
@@ -165,6 +172,8 @@ class RunContext:
         kwargs: dict[str, Any] = {}
         if self.launcher == "slurm":
             kwargs["init_method"] = f"tcp://{self.master_addr}:{self.master_port}"
+            # rl_games and skrl read torchrun's variables themselves; give them the same ranks.
+            os.environ.update(RANK=str(self.rank), LOCAL_RANK=str(self.local_rank), WORLD_SIZE=str(self.world_size))
         dist.init_process_group(
             backend=self.backend,
             rank=self.rank,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
+
 import torch
 
 
@@ -61,4 +63,6 @@ def parameter_checksum(module_or_tensors) -> str:
     for t in tensors:
         if isinstance(t, torch.Tensor):
             digest.update(t.detach().to("cpu").contiguous().numpy().tobytes())
+        elif hasattr(t, "__array__"):  # numpy / JAX arrays
+            digest.update(np.ascontiguousarray(np.asarray(t)).tobytes())
     return digest.hexdigest()[:16]

@@ -28,7 +28,7 @@ def make_run_dir(ctx: RunContext, library: str, experiment_name: str, run_name: 
     return run_dir
 
 
-def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt") -> str:
+def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt", subdir: str = "") -> str:
     """The checkpoint to resume or play, chosen as Isaac Lab's get_checkpoint_path does: the last run (sorted by
     name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order."""
     if not os.path.isdir(experiment_dir):
@@ -36,7 +36,9 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
     runs = sorted(d for d in os.listdir(experiment_dir) if os.path.isdir(os.path.join(experiment_dir, d)) and re.match(load_run, d))
     if not runs:
         raise FileNotFoundError(f"no run in '{experiment_dir}' matches --load_run '{load_run}'")
-    run_dir = os.path.join(experiment_dir, runs[-1])
+    run_dir = os.path.join(experiment_dir, runs[-1], subdir)
+    if not os.path.isdir(run_dir):
+        raise FileNotFoundError(f"no checkpoint folder '{run_dir}' (did that run save any?)")
     natural = lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]  # noqa: E731
     ckpts = sorted((f for f in os.listdir(run_dir) if re.match(checkpoint, f)), key=natural)
     if not ckpts:
@@ -44,13 +46,15 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
     return os.path.abspath(os.path.join(run_dir, ckpts[-1]))
 
 
-def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None, checkpoint: str | None) -> str:
+def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None, checkpoint: str | None,
+                       default: str = r"model_.*\.pt", subdir: str = "") -> str:
     """A direct path wins; otherwise search the experiment's runs with the --load_run/--checkpoint patterns."""
     if checkpoint and os.path.isfile(checkpoint):
         return os.path.abspath(checkpoint)
-    if checkpoint and os.sep in checkpoint:
+    if checkpoint and (os.sep in checkpoint or checkpoint.endswith((".pt", ".pth", ".pickle"))):
         raise FileNotFoundError(f"checkpoint '{checkpoint}' does not exist")
-    return find_checkpoint(os.path.join(LOG_ROOT, library, experiment_name), load_run or ".*", checkpoint or r"model_.*\.pt")
+    experiment_dir = os.path.join(LOG_ROOT, library, experiment_name)
+    return find_checkpoint(experiment_dir, load_run or ".*", checkpoint or default, subdir)
 
 
 def write_json(path: str, data: dict) -> None:
@@ -198,7 +202,8 @@ def finish(ctx: RunContext, run_dir: str, library: str, task_id: str, env, check
 
 
 def print_play_result(result: dict) -> None:
-    line = f"[fleetlab] play {result['task']}: mean return {result['mean_return']:.3f} over {result['episodes']} episodes"
+    over = f"over {result['episodes']} episodes" if result["episodes"] else f"over one {result['steps']}-step episode per env"
+    line = f"[fleetlab] play {result['task']}: mean return {result['mean_return']:.3f} {over}"
     if "success_fraction" in result:
         line += f"; {result['success_name']} for {100 * result['success_fraction']:.1f}% of {result['steps']} steps"
     print(line, flush=True)

@@ -49,6 +49,14 @@ class RlGamesVecEnv(IVecEnv):
     def get_number_of_agents(self):
         return 1
 
+    @property
+    def observation_space(self):  # read by rl_games' player through env_configurations.get_env_info
+        return self.get_env_info()["observation_space"]
+
+    @property
+    def action_space(self):
+        return self.get_env_info()["action_space"]
+
     def get_env_info(self):
         high = np.full(self.env.num_obs, self.clip_obs, np.float32)
         act = np.full(self.env.num_actions, self.clip_actions, np.float32)
@@ -189,7 +197,7 @@ def train(args) -> dict:
         common.write_json(os.path.join(run_dir, "params", "agent.json"), cfg)
     agent = runner.algo_factory.create(runner.algo_name, base_name="run", params=runner.params)
     if args.checkpoint:
-        path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint)
+        path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint, default=r".*\.pth", subdir="nn")
         common.check_checkpoint_task(path, task_id)
         agent.restore(path)
     start = time.time()
@@ -220,7 +228,7 @@ def play(args) -> dict:
     ctx, env = _setup(args, play=True)
     task_id = resolve(args.task).id
     name = agent_cfg(args.task, LIBRARY)["params"]["config"]["name"]
-    path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint or r".*\.pth")
+    path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint, default=r".*\.pth", subdir="nn")
     common.check_checkpoint_task(path, task_id)
     print(f"[fleetlab] loading {path}", flush=True)
     runner, cfg = _build(args, ctx, env, None, play=True)

@@ -19,7 +19,7 @@ IMPLS = ("jax", "warp")
 def jax_device_for(device: str) -> jax.Device:
     """The JAX device that is the same physical device as the torch device string ("cpu", "cuda:K")."""
     if device == "cpu":
-        return jax.devices("cpu")[0]
+        return jax.local_devices(backend="cpu")[0]  # under jax.distributed, devices() lists other processes too
     if not device.startswith("cuda"):
         raise ValueError(f"unknown device '{device}': use 'cpu' or 'cuda:K'")
     index = int(device.split(":")[1]) if ":" in device else 0

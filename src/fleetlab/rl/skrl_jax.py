@@ -1,0 +1,153 @@
+"""skrl (2.1.x) JAX side. Imported only after RunContext ran jax.distributed.initialize (see rl/skrl.py); skrl's own
+initialize call at import is made a no-op here."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import jax
+import jax.experimental.multihost_utils  # noqa: F401  skrl calls it but never imports it: AttributeError multi-process
+import jax.numpy as jnp
+import numpy as np
+
+with mock.patch.object(jax.distributed, "initialize", lambda *a, **k: None):
+    import skrl
+    from skrl.agents.jax.ppo import ppo as skrl_ppo
+    from skrl.envs.wrappers.jax.base import Wrapper
+    from skrl.models.jax import base as skrl_model_base
+    from skrl.resources.preprocessors.jax import RunningStandardScaler
+    from skrl.utils.runner.jax import Runner
+
+from fleetlab.distributed import parameter_checksum
+
+skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
+
+
+class CachedPmapJax:
+    """Stands in for the `jax` module inside skrl's model base and PPO modules. Upstream builds
+    `jax.pmap(lambda x: jax.lax.psum(x, "i"), ...)` anew on every call (reduce_parameters each minibatch, the KL
+    each epoch), which recompiles every time (seen: 900 compiles against 116). The same closure-free code is
+    pmapped once here."""
+
+    def __init__(self):
+        self.cache: dict = {}
+
+    def __getattr__(self, name):
+        return getattr(jax, name)
+
+    def pmap(self, fun, **kwargs):
+        if getattr(fun, "__closure__", None) is not None:
+            return jax.pmap(fun, **kwargs)
+        key = (fun.__code__, tuple(sorted(kwargs.items())))
+        if key not in self.cache:
+            self.cache[key] = jax.pmap(fun, **kwargs)
+        return self.cache[key]
+
+
+CACHED_JAX = CachedPmapJax()
+BACKEND_COMPILES = [0]  # XLA compilations in this process, reported in summary.json (the pmap fix keeps it flat)
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, _secs, **_: BACKEND_COMPILES.__setitem__(0, BACKEND_COMPILES[0] + (event == "/jax/core/compile/backend_compile_duration"))
+)
+skrl_model_base.jax = CACHED_JAX
+skrl_ppo.jax = CACHED_JAX
+
+
+def _psum(x):
+    return jax.lax.psum(x, "i")
+
+
+_psum_across_processes = jax.pmap(_psum, axis_name="i")
+
+
+class SyncedRunningStandardScaler(RunningStandardScaler):
+    """Upstream updates the statistics from each process's own batch, so they differ across processes. Here the
+    batch moments are summed over all processes first, and every process applies the same update."""
+
+    def __call__(self, x, *, train: bool = False, inverse: bool = False):
+        if train and x is not None and skrl.config.jax.is_distributed:
+            flat = x.reshape(-1, x.shape[-1])
+            n = jnp.asarray([flat.shape[0]], jnp.float32)
+            moments = jnp.concatenate([flat.sum(0), (flat**2).sum(0), n])
+            moments = _psum_across_processes(moments[None])[0]
+            size = flat.shape[-1]
+            total = moments[-1]
+            mean = moments[:size] / total
+            var = (moments[size : 2 * size] - total * mean**2) / jnp.maximum(total - 1, 1)  # ddof=1, as upstream
+            self._parallel_variance(mean, var, total)
+            train = False
+        return super().__call__(x, train=train, inverse=inverse)
+
+
+class SkrlJaxEnv(Wrapper):
+    """Our VecEnv as an skrl JAX env: the env's own JAX arrays, no torch hop; (N, 1) rewards and dones."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._obs = None
+
+    @property
+    def observation_space(self):
+        return self._unwrapped.single_observation_space["policy"]
+
+    @property
+    def action_space(self):
+        return self._unwrapped.single_action_space
+
+    @property
+    def state_space(self):
+        return None
+
+    def reset(self):
+        if self._obs is None:
+            self._env.reset()
+            self._obs = self._unwrapped.state.obs
+        return self._obs, {}
+
+    def step(self, actions):
+        obs, reward, terminated, truncated, extras = self._unwrapped.step_jax(actions)
+        self._obs = obs
+        return obs, reward.reshape(-1, 1), terminated.reshape(-1, 1), truncated.reshape(-1, 1), extras
+
+    def state(self):
+        return None
+
+    def render(self, *args, **kwargs):
+        return None
+
+    def close(self):
+        self._env.close()
+
+
+def build_runner(env, cfg: dict) -> Runner:
+    skrl.config.jax.device = env.core.physics.device  # the env's device: the one local to this process
+    for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
+        if cfg["agent"].get(key) == "RunningStandardScaler":
+            cfg["agent"][key] = SyncedRunningStandardScaler
+    return Runner(SkrlJaxEnv(env), cfg)
+
+
+def checksum(agent) -> str:
+    leaves = []
+    for name in ("policy", "value"):
+        model = agent.models.get(name)
+        if model is not None:
+            leaves += jax.tree.leaves(model.state_dict.params)
+    for pre in (agent._observation_preprocessor, agent._value_preprocessor):
+        if isinstance(pre, RunningStandardScaler):
+            leaves += [pre.running_mean, pre.running_variance]
+    return parameter_checksum([np.asarray(x) for x in leaves])
+
+
+def policy_fn(agent):
+    import torch
+
+    from fleetlab.envs import to_jax, to_torch
+
+    agent.enable_training_mode(False, apply_to_models=True)
+
+    def act(obs):
+        _, outputs = agent.act(to_jax(obs), None, timestep=0, timesteps=0)
+        return to_torch(jnp.asarray(outputs["mean_actions"])).to(torch.float32)
+
+    return act

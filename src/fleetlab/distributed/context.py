@@ -94,9 +94,11 @@ class RunContext:
             launcher = "single"
 
         resolved = cls._resolve_device(device, local_rank, launched=launcher != "single")
+        # A launched run gets its process group even with one process (torchrun --nproc_per_node=1), so the
+        # backend (nccl on CUDA) is exercised exactly as it will be with more.
         if launcher == "jax":
             backend = "jax"
-        elif world_size > 1:
+        elif launcher != "single":
             backend = "nccl" if resolved.startswith("cuda") else "gloo"
         else:
             backend = None
@@ -154,7 +156,7 @@ class RunContext:
 
     def init_process_group(self) -> "RunContext":
         """Start torch.distributed (nccl on CUDA, gloo on CPU), or jax.distributed for skrl-JAX. Torn down at exit."""
-        if not self.is_distributed:
+        if self.backend is None:
             return self
         if self.backend == "jax":
             from fleetlab.distributed import jax_dist

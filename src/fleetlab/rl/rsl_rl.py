@@ -62,6 +62,7 @@ class SyncedLogger(Logger):
         self.rewbuffer, self.lenbuffer = deque(maxlen=100), deque(maxlen=100)
         self.progress: common.Progress | None = None
         self.last: dict = {}
+        self.fps_history: list[float] = []
 
     def process_env_step(self, rewards, dones, extras, intrinsic_rewards=None) -> None:
         # Upstream skips this on ranks without a writer; we need every rank's episodes.
@@ -86,7 +87,9 @@ class SyncedLogger(Logger):
         self.ep_extras.clear()
         self.tot_timesteps += steps * self.gpu_world_size
         self.tot_time += collect_time + learn_time
-        self.last = {"iteration": it, "fps": fps, **stats}
+        self.fps_history.append(fps)
+        later = self.fps_history[1:] or self.fps_history  # the first iteration carries the JIT compile
+        self.last = {"iteration": it, "fps": fps, "fps_median": statistics.median(later), **stats}
         if self.writer is None:
             return
         for key, value in loss_dict.items():

@@ -13,10 +13,10 @@ its=150; [ "$mode" = smoke ] && its=3
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; python3 -c "import torch, jax; print('torch', torch.__version__, 'jax', jax.__version__, jax.devices())"; git rev-parse HEAD 2>/dev/null; } > "$OUT/machine.txt" 2>&1
 run() {  # name, timeout, command...
   local name=$1 limit=$2; shift 2
-  local t0=$(date +%s.%N)
+  local t0=$SECONDS
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
-  echo "{\"name\": \"$name\", \"rc\": $rc, \"wall_s\": $(echo "$(date +%s.%N) - $t0" | bc)}" >> "$OUT/steps.jsonl"
+  echo "{\"name\": \"$name\", \"rc\": $rc, \"wall_s\": $((SECONDS - t0))}" >> "$OUT/steps.jsonl"
   tail -3 "$OUT/$name.log"
 }
 if [ "$mode" = smoke ]; then

@@ -8,10 +8,14 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 # Compiled MJX steps are cached on disk: the second run of a task skips most of its JIT time.
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "fleetlab", "jax"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
-# Offscreen video rendering for MuJoCo: EGL on an NVIDIA machine, OSMesa (libosmesa6) on a CPU-only one. Read by
-# mujoco when it is imported, hence here.
+# Offscreen video rendering for MuJoCo, chosen when mujoco is imported: EGL on an NVIDIA machine, OSMesa on a CPU
+# one, each only if its library is installed (mujoco fails to import with a MUJOCO_GL whose library is missing).
 if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
-    os.environ["MUJOCO_GL"] = "egl" if os.path.exists("/dev/nvidia0") else "osmesa"
-    os.environ.setdefault("PYOPENGL_PLATFORM", os.environ["MUJOCO_GL"])
+    import ctypes.util
+
+    _gl = "egl" if os.path.exists("/dev/nvidia0") else "osmesa"
+    if ctypes.util.find_library("EGL" if _gl == "egl" else "OSMesa"):
+        os.environ["MUJOCO_GL"] = _gl
+        os.environ.setdefault("PYOPENGL_PLATFORM", _gl)
 
 __version__ = "0.1.0"

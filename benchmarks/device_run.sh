@@ -5,11 +5,12 @@ set -u
 mode=${1:-full}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
+python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1 GIT_PYTHON_REFRESH=quiet
 export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache
 S=scripts/reinforcement_learning
 its=150; [ "$mode" = smoke ] && its=3
+python3 -m pip list 2>/dev/null | grep -iE "^(torch|jax|jaxlib|mujoco|mujoco-mjx|rsl-rl-lib|rl-games|skrl|flax|optax) " > "$OUT/versions.txt"
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; python3 -c "import torch, jax; print('torch', torch.__version__, 'jax', jax.__version__, jax.devices())"; git rev-parse HEAD 2>/dev/null; } > "$OUT/machine.txt" 2>&1
 run() {  # name, timeout, command...
   local name=$1 limit=$2; shift 2
@@ -19,14 +20,17 @@ run() {  # name, timeout, command...
   echo "{\"name\": \"$name\", \"rc\": $rc, \"wall_s\": $((SECONDS - t0))}" >> "$OUT/steps.jsonl"
   tail -3 "$OUT/$name.log"
 }
-if [ "$mode" = smoke ]; then
-  run bench_env_torch 240 python3 -m fleetlab bench env --task Isaac-Cartpole-v0 --num_envs 4096 65536 --device cuda:0 --steps 200 --repeats 5 --json "$OUT/bench_env_torch.json"
-  run bench_env_jax 240 python3 -m fleetlab bench env --task Isaac-Cartpole-v0 --num_envs 4096 65536 --device cuda:0 --steps 200 --repeats 5 --view jax --json "$OUT/bench_env_jax.json"
+case "$mode" in smoke|part1|full) ;; part2) ;; *) echo "mode: smoke|part1|part2|full"; exit 2;; esac
+if [ "$mode" != part2 ]; then
+  run bench_env_torch 300 python3 -m fleetlab bench env --task Isaac-Cartpole-v0 --num_envs 4096 65536 --device cuda:0 --steps 200 --repeats 5 --breakdown --json "$OUT/bench_env_torch.json"
+  run bench_env_jax 200 python3 -m fleetlab bench env --task Isaac-Cartpole-v0 --num_envs 4096 65536 --device cuda:0 --steps 200 --repeats 5 --view jax --json "$OUT/bench_env_jax.json"
+  run rsl_rl 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/rsl_rl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
+  run rsl_rl_play 200 python3 $S/rsl_rl/play.py --task=Isaac-Cartpole-v0 --headless --num_envs 32
+  run rl_games 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/rl_games/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
 fi
-run rsl_rl 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/rsl_rl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
-run rsl_rl_play 200 python3 $S/rsl_rl/play.py --task=Isaac-Cartpole-v0 --headless --num_envs 32
-run rl_games 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/rl_games/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
-run skrl_torch 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/skrl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
-run skrl_jax 300 python3 -m fleetlab.distributed.jax_launch --nnodes=1 --nproc_per_node=1 --coordinator_address=127.0.0.1:5555 $S/skrl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --ml_framework jax --max_iterations $its
+if [ "$mode" != part1 ]; then
+  run skrl_torch 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/skrl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
+  run skrl_jax 400 python3 -m fleetlab.distributed.jax_launch --nnodes=1 --nproc_per_node=1 --coordinator_address=127.0.0.1:5555 $S/skrl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --ml_framework jax --max_iterations $its
+fi
 mkdir -p "$OUT/runs"
 for f in $(find logs -name summary.json -o -name play.json); do cp "$f" "$OUT/runs/$(echo "$f" | tr '/' '_')"; done

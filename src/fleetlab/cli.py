@@ -65,13 +65,18 @@ def _bench(argv: list[str]) -> int:
     env.add_argument("--physics_impl", default="jax", choices=["jax", "warp"])
     env.add_argument("--view", default="torch", choices=["torch", "jax"])
     env.add_argument("--json", default=None, help="also write the results to this file")
+    env.add_argument("--breakdown", action="store_true", help="also split a step's time: scan floor, jit, torch view")
     args = parser.parse_args(argv)
-    from fleetlab.bench.env import bench_env
+    from fleetlab.bench.env import bench_env, breakdown
 
     results = []
     for n in args.num_envs:
         r = bench_env(args.task, n, device=args.device, steps=args.steps, repeats=args.repeats, impl=args.physics_impl,
                       view=args.view)
+        if args.breakdown:
+            r["breakdown"] = breakdown(args.task, n, device=args.device, steps=args.steps, repeats=args.repeats)
+            print("  breakdown (ms/step): " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in r["breakdown"].items()
+                                                     if k.endswith("_ms")), flush=True)
         results.append(r)
         print(f"{r['task']} {n:>7} envs on {r['device']} ({r['view']} view): {r['env_steps_per_s_median']:,.0f} env-steps/s "
               f"(median of {r['repeats']}), {r['ms_per_call_median']:.3f} ms/step; compile {r['compile_s']:.2f}s", flush=True)

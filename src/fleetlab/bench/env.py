@@ -6,6 +6,7 @@ import statistics
 import time
 
 import jax
+import jax.numpy as jnp
 import torch
 
 from fleetlab.envs import make
@@ -62,3 +63,51 @@ def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, r
         "make_s": t_make,
         "compile_s": t_compile,
     }
+
+
+def breakdown(task: str, num_envs: int, device: str = "cpu", steps: int = 200, repeats: int = 5) -> dict:
+    """Where an env step's time goes (median ms per env step, each measured in this run):
+    - scan_floor: 16 steps inside one jitted lax.scan (physics + task, no Python, no dispatch);
+    - jit_async: one jitted call per step from Python, never waiting (dispatch-bound when > scan_floor);
+    - jit_synced: the same, waiting for each result (what a caller that reads the obs pays);
+    - torch_view: VecEnv.step with torch actions in and DLPack views out (what rsl_rl/rl_games/skrl-torch pay)."""
+    env = make(task, num_envs=num_envs, device=device)
+    physics_device = env.core.physics.device
+    action_j = jax.device_put(jnp.zeros((num_envs, env.num_actions), jnp.float32), physics_device)
+    action_t = torch.zeros(num_envs, env.num_actions, device=torch.device(device))
+    batched_step = jax.vmap(env.core.step)
+
+    @jax.jit
+    def scan16(state, action):
+        return jax.lax.scan(lambda s, _: (batched_step(s, action), None), state, None, length=16)[0]
+
+    def timed(fn, n):
+        fn()  # warm-up / compile
+        jax.block_until_ready(env.state.obs)
+        out = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            jax.block_until_ready(env.state.obs)
+            out.append((time.perf_counter() - t0) / n * 1e3)
+        return statistics.median(out)
+
+    def scan_call():
+        env.state = scan16(env.state, action_j)
+
+    def jit_async():
+        env.state, _, _ = env._step_fn(env.state, action_j)
+
+    def jit_synced():
+        env.state, packed, _ = env._step_fn(env.state, action_j)
+        packed.block_until_ready()
+
+    result = {
+        "task": task, "num_envs": num_envs, "device": device,
+        "scan_floor_ms": timed(scan_call, max(steps // 16, 4)) / 16,
+        "jit_async_ms": timed(jit_async, steps),
+        "jit_synced_ms": timed(jit_synced, steps),
+        "torch_view_ms": timed(lambda: env.step(action_t), steps),
+    }
+    return result

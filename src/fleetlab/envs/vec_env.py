@@ -8,6 +8,8 @@ through DLPack without a copy, so a step costs one array in and two out across t
 from __future__ import annotations
 
 
+from collections.abc import Mapping
+
 import gymnasium
 import jax
 import jax.numpy as jnp
@@ -25,6 +27,24 @@ def to_torch(array: jax.Array) -> torch.Tensor:
 def to_jax(tensor: torch.Tensor) -> jax.Array:
     """Zero-copy torch -> JAX (same device). DLPack needs a contiguous tensor."""
     return jax.dlpack.from_dlpack(tensor.detach().contiguous())
+
+
+class LazyLog(Mapping):
+    """extras["log"] for the JAX view: one small array, indexed only when a key is read (an eager JAX index per
+    key and step would cost more than the step)."""
+
+    def __init__(self, names: list[str], values: jax.Array):
+        self._index = {n: i for i, n in enumerate(names)}
+        self._values = values
+
+    def __getitem__(self, key: str) -> jax.Array:
+        return self._values[self._index[key]]
+
+    def __iter__(self):
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
 
 
 class VecEnv(gymnasium.Env):
@@ -62,6 +82,7 @@ class VecEnv(gymnasium.Env):
         self._jax_device = env.physics.device
         self._reset_fn = jax.jit(jax.vmap(env.reset))
         self._step_fn = jax.jit(self._step_packed, donate_argnums=0)
+        self._step_jax_fn = jax.jit(self._step_unpacked, donate_argnums=0)
         self.state: State = None  # type: ignore[assignment]
         self.reset()
 
@@ -80,6 +101,13 @@ class VecEnv(gymnasium.Env):
         log = jnp.concatenate([per_term, jnp.stack([state.terminated.sum(), state.truncated.sum()]).astype(jnp.float32)])
         return state, packed, log
 
+    def _step_unpacked(self, state: State, action: jax.Array):
+        # The JAX view gets separate arrays made inside the jit: slicing them out of `packed` afterwards would cost
+        # one eager dispatch per slice. obs is a copy, so it outlives the donated state.
+        state, packed, log = self._step_packed(state, action)
+        n = self.num_obs
+        return state, packed[:, :n], packed[:, n], packed[:, n + 1] > 0.5, packed[:, n + 2] > 0.5, log
+
     # -- the stateful API --------------------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
@@ -92,11 +120,10 @@ class VecEnv(gymnasium.Env):
 
     def step_jax(self, action: jax.Array):
         """The native JAX view: (obs, reward, terminated, truncated, extras) as JAX arrays on the env's device."""
-        action = jnp.asarray(action, jnp.float32).reshape(self.num_envs, self.num_actions)
-        self.state, packed, log = self._step_fn(self.state, action)
-        obs, reward = packed[:, : self.num_obs], packed[:, self.num_obs]
-        terminated, truncated = packed[:, self.num_obs + 1] > 0.5, packed[:, self.num_obs + 2] > 0.5
-        return obs, reward, terminated, truncated, {"time_outs": truncated, "log": dict(zip(self.log_names, log))}
+        if action.shape != (self.num_envs, self.num_actions) or action.dtype != jnp.float32:
+            action = jnp.asarray(action, jnp.float32).reshape(self.num_envs, self.num_actions)
+        self.state, obs, reward, terminated, truncated, log = self._step_jax_fn(self.state, action)
+        return obs, reward, terminated, truncated, {"time_outs": truncated, "log": LazyLog(self.log_names, log)}
 
     def step(self, action: torch.Tensor):
         """The torch view: (obs groups, reward, terminated, truncated, extras), all torch tensors sharing memory

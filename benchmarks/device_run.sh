@@ -32,5 +32,16 @@ if [ "$mode" != part1 ]; then
   run skrl_torch 300 python3 -m torch.distributed.run --nnodes=1 --nproc_per_node=1 $S/skrl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --max_iterations $its
   run skrl_jax 400 python3 -m fleetlab.distributed.jax_launch --nnodes=1 --nproc_per_node=1 --coordinator_address=127.0.0.1:5555 $S/skrl/train.py --task=Isaac-Cartpole-v0 --headless --distributed --ml_framework jax --max_iterations $its
 fi
-mkdir -p "$OUT/runs"
-for f in $(find logs -name summary.json -o -name play.json); do cp "$f" "$OUT/runs/$(echo "$f" | tr '/' '_')"; done
+# One results file (the device tool brings back only a few files): steps, bench JSONs, every run's summary/play.
+python3 - "$OUT" "$mode" <<'PY'
+import glob, json, os, sys
+out, mode = sys.argv[1], sys.argv[2]
+res = {"mode": mode, "machine": open(f"{out}/machine.txt").read(), "versions": open(f"{out}/versions.txt").read(),
+       "steps": [json.loads(l) for l in open(f"{out}/steps.jsonl")], "bench": {}, "runs": {}}
+for f in glob.glob(f"{out}/bench_*.json"):
+    res["bench"][os.path.basename(f)] = json.load(open(f))
+for f in glob.glob("logs/**/summary.json", recursive=True) + glob.glob("logs/**/play.json", recursive=True):
+    res["runs"][f] = json.load(open(f))
+json.dump(res, open(f"{out}/results_{mode}.json", "w"), indent=1)
+PY
+rm -f "$OUT/steps.jsonl" "$OUT/versions.txt"

@@ -66,7 +66,25 @@ def _bench(argv: list[str]) -> int:
     env.add_argument("--view", default="torch", choices=["torch", "jax"])
     env.add_argument("--json", default=None, help="also write the results to this file")
     env.add_argument("--breakdown", action="store_true", help="also split a step's time: scan floor, jit, torch view")
+    train = sub.add_parser("train", help="env / inference / training FPS per library, envs and processes")
+    train.add_argument("--task", default="Isaac-Cartpole-v0")
+    train.add_argument("--libraries", nargs="+", default=["rsl_rl", "rl_games", "skrl", "skrl-jax"])
+    train.add_argument("--num_envs", type=int, nargs="+", default=[4096])
+    train.add_argument("--nproc", type=int, nargs="+", default=[1], help="process counts (one GPU each)")
+    train.add_argument("--iterations", type=int, default=30)
+    train.add_argument("--device", default="cuda")
+    train.add_argument("--no_baseline", action="store_true", help="skip the pure-torch cartpole baseline")
+    train.add_argument("--out", default="benchmarks/results/latest")
     args = parser.parse_args(argv)
+    if args.what == "train":
+        from fleetlab.bench.train import bench_train
+
+        rows = bench_train(args.libraries, args.task, args.num_envs, args.nproc, args.iterations, args.device,
+                           args.out, baseline=not args.no_baseline)
+        from fleetlab.bench.train import markdown
+
+        print(markdown(rows))
+        return 0 if not any(r.get("rc") for r in rows) else 1
     from fleetlab.bench.env import bench_env, breakdown
 
     results = []

@@ -8,6 +8,7 @@ through DLPack without a copy, so a step costs one array in and two out across t
 from __future__ import annotations
 
 
+import time
 from collections.abc import Mapping
 
 import gymnasium
@@ -84,6 +85,7 @@ class VecEnv(gymnasium.Env):
         self._step_fn = jax.jit(self._step_packed, donate_argnums=0)
         self._step_jax_fn = jax.jit(self._step_unpacked, donate_argnums=0)
         self.state: State = None  # type: ignore[assignment]
+        self.compile_s: float | None = None  # wall time of the first step (XLA compile), for benchmarks
         self.reset()
 
     # -- the jitted pieces -------------------------------------------------------------------------------------
@@ -108,6 +110,10 @@ class VecEnv(gymnasium.Env):
         n = self.num_obs
         return state, packed[:, :n], packed[:, n], packed[:, n + 1] > 0.5, packed[:, n + 2] > 0.5, log
 
+    def _record_compile(self, t0: float, out: jax.Array) -> None:
+        jax.block_until_ready(out)
+        self.compile_s = time.perf_counter() - t0
+
     # -- the stateful API --------------------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None):
@@ -122,7 +128,10 @@ class VecEnv(gymnasium.Env):
         """The native JAX view: (obs, reward, terminated, truncated, extras) as JAX arrays on the env's device."""
         if action.shape != (self.num_envs, self.num_actions) or action.dtype != jnp.float32:
             action = jnp.asarray(action, jnp.float32).reshape(self.num_envs, self.num_actions)
+        t0 = time.perf_counter() if self.compile_s is None else 0.0
         self.state, obs, reward, terminated, truncated, log = self._step_jax_fn(self.state, action)
+        if self.compile_s is None:
+            self._record_compile(t0, obs)
         return obs, reward, terminated, truncated, {"time_outs": truncated, "log": LazyLog(self.log_names, log)}
 
     def step(self, action: torch.Tensor):
@@ -130,7 +139,10 @@ class VecEnv(gymnasium.Env):
         with the env's JAX buffers (DLPack, no copy)."""
         if action.shape != (self.num_envs, self.num_actions):
             action = action.reshape(self.num_envs, self.num_actions)
+        t0 = time.perf_counter() if self.compile_s is None else 0.0
         self.state, packed, log = self._step_fn(self.state, to_jax(action.to(torch.float32)))
+        if self.compile_s is None:
+            self._record_compile(t0, packed)
         packed_t, log_t = to_torch(packed), to_torch(log)
         n = self.num_obs
         obs = packed_t[:, :n]

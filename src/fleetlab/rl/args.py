@@ -32,6 +32,8 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
         p.add_argument("--export", action="store_true", default=True, help="export TorchScript and ONNX")
     else:
         p.add_argument("--max_iterations", type=int, default=None)
+        p.add_argument("--bench", action="store_true", default=False,
+                       help="after training, also measure env-only and policy-inference FPS (for `fleetlab bench`)")
     return p
 
 

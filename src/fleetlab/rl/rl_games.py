@@ -127,6 +127,12 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
         with group_made_by_run_context(self._fleet_device):
             return super().train()
 
+    def train_epoch(self):
+        # Keep this rank's own training FPS per epoch (upstream prints rank 0's only), for `fleetlab bench`.
+        out = super().train_epoch()
+        self.fleet_train_fps = getattr(self, "fleet_train_fps", []) + [self.curr_frames / out[3]]
+        return out
+
 
 def _build(args, ctx: RunContext, env, run_dir: str | None, play: bool) -> tuple[Runner, dict]:
     cfg = apply_overrides(agent_cfg(args.task, LIBRARY), args.overrides)
@@ -204,11 +210,13 @@ def train(args) -> dict:
     agent.train()
     wall = time.time() - start
     checksum = parameter_checksum(agent.model)
-    last = {"fps": None, "mean_reward": float(agent.game_rewards.get_mean()[0]) if agent.game_rewards.current_size else None}
-    summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, checksum, last, wall)
+    last = {"mean_reward": float(agent.game_rewards.get_mean()[0]) if agent.game_rewards.current_size else None}
+    steady = agent.fleet_train_fps[1:] or agent.fleet_train_fps  # epoch 1 carries the JIT compile
+    policy = _policy(agent.model, env, cfg["params"]["env"].get("clip_observations", np.inf))
+    perf = common.perf_record(env, float(np.median(steady)), policy, measure_rollouts=args.bench)
+    summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, checksum, last, wall, perf)
     if args.video and ctx.is_writer:
-        path = common.record_video(env, _policy(agent.model, env), os.path.join(run_dir, "videos", "train.mp4"),
-                                   args.video_length)
+        path = common.record_video(env, policy, os.path.join(run_dir, "videos", "train.mp4"), args.video_length)
         print(f"[fleetlab] video: {path}", flush=True)
     return summary
 

@@ -20,6 +20,7 @@ from fleetlab.distributed import RunContext, all_reduce_sum, nanmean_over_ranks,
 from fleetlab.envs import make
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.rl import common
+from fleetlab.rl.args import apply_overrides
 
 LIBRARY = "rsl_rl"
 
@@ -63,6 +64,8 @@ class SyncedLogger(Logger):
         self.progress: common.Progress | None = None
         self.last: dict = {}
         self.fps_history: list[float] = []
+        self.local_fps: list[float] = []  # this rank's own training FPS per iteration (for `fleetlab bench`)
+        self.split: list[tuple[float, float]] = []  # (rollout s, PPO update s) per iteration
 
     def process_env_step(self, rewards, dones, extras, intrinsic_rewards=None) -> None:
         # Upstream skips this on ranks without a writer; we need every rank's episodes.
@@ -88,6 +91,8 @@ class SyncedLogger(Logger):
         self.tot_timesteps += steps * self.gpu_world_size
         self.tot_time += collect_time + learn_time
         self.fps_history.append(fps)
+        self.local_fps.append(steps / (collect_time + learn_time))
+        self.split.append((collect_time, learn_time))
         later = self.fps_history[1:] or self.fps_history  # the first iteration carries the JIT compile
         self.last = {"iteration": it, "fps": fps, "fps_median": statistics.median(later), **stats}
         if self.writer is None:
@@ -163,6 +168,7 @@ def _setup(args, play: bool):
         cfg["logger"] = args.logger
     if not play and args.max_iterations is not None:
         cfg["max_iterations"] = args.max_iterations
+    apply_overrides(cfg, args.overrides)
     cfg["seed"] = ctx.seed
     num_envs = args.num_envs if args.num_envs is not None else (32 if play else 4096)
     torch.manual_seed(ctx.seed)
@@ -194,11 +200,15 @@ def train(args) -> dict:
     start = time.time()
     runner.learn(num_learning_iterations=cfg["max_iterations"], init_at_random_ep_len=True)
     wall = time.time() - start
-    summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, runner.checksum(), runner.logger.last, wall)
+    policy = _as_obs_policy(runner.get_inference_policy(device=ctx.device), env)
+    steady = runner.logger.local_fps[1:] or runner.logger.local_fps  # iteration 1 carries the JIT compile
+    perf = common.perf_record(env, statistics.median(steady), policy, measure_rollouts=args.bench)
+    split = runner.logger.split[1:] or runner.logger.split
+    perf["rollout_s"] = statistics.median(c for c, _ in split)  # env steps + policy inference + storage
+    perf["update_s"] = statistics.median(u for _, u in split)  # PPO epochs x minibatches
+    summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, runner.checksum(), runner.logger.last, wall, perf)
     if args.video and ctx.is_writer:
-        policy = runner.get_inference_policy(device=ctx.device)
-        path = common.record_video(env, _as_obs_policy(policy, env), os.path.join(run_dir, "videos", "train.mp4"),
-                                   args.video_length)
+        path = common.record_video(env, policy, os.path.join(run_dir, "videos", "train.mp4"), args.video_length)
         print(f"[fleetlab] video: {path}", flush=True)
     return summary
 

@@ -19,6 +19,23 @@ from fleetlab.rl.args import apply_overrides
 LIBRARY = "skrl"
 
 
+class StepClock:
+    """Mixin for the skrl env wrappers: times env steps, to give a training FPS that leaves out the first rollout
+    and update (JIT). skrl's trainer reports no FPS of its own."""
+
+    num_envs: int
+    _ticks: list
+
+    def _tick(self) -> None:
+        self._ticks.append(time.perf_counter())
+
+    def steady_fps(self, rollouts: int) -> float | None:
+        ticks = self._ticks[rollouts:]
+        if len(ticks) < 2:
+            return None
+        return (len(ticks) - 1) * self.num_envs / (ticks[-1] - ticks[0])
+
+
 def _framework_module(ctx: RunContext, framework: str):
     if framework == "torch":
         from fleetlab.distributed.torch_pg import group_made_by_run_context
@@ -79,7 +96,7 @@ def train(args) -> dict:
         common.write_json(os.path.join(run_dir, "params", "agent.json"), cfg)
     print(f"[fleetlab] {ctx.summary()}", flush=True)
     fw = _framework_module(ctx, framework)
-    runner = fw.build_runner(env, cfg)
+    runner, wrapped = fw.build_runner(env, cfg)
     if args.checkpoint:
         path = _checkpoint(os.path.basename(cfg["agent"]["experiment"]["directory"]), framework, args.checkpoint)
         common.check_checkpoint_task(path, task_id)
@@ -88,13 +105,15 @@ def train(args) -> dict:
     runner.run("train")
     wall = time.time() - start
     steps = cfg["trainer"]["timesteps"] * env.num_envs * ctx.world_size
-    last = {"env_steps_total": steps, "fps": steps / wall}
+    last = {"env_steps_total": steps, "fps_with_jit": steps / wall}
     if framework == "jax":
         last["jax_backend_compiles"] = fw.BACKEND_COMPILES[0]
-    summary = common.finish(ctx, run_dir, f"{LIBRARY}-{framework}", task_id, env, fw.checksum(runner.agent), last, wall)
+    policy = fw.policy_fn(runner.agent)
+    perf = common.perf_record(env, wrapped.steady_fps(cfg["agent"]["rollouts"]), policy, measure_rollouts=args.bench)
+    summary = common.finish(ctx, run_dir, f"{LIBRARY}-{framework}", task_id, env, fw.checksum(runner.agent), last, wall,
+                            perf)
     if args.video and ctx.is_writer:
-        path = common.record_video(env, fw.policy_fn(runner.agent), os.path.join(run_dir, "videos", "train.mp4"),
-                                   args.video_length)
+        path = common.record_video(env, policy, os.path.join(run_dir, "videos", "train.mp4"), args.video_length)
         print(f"[fleetlab] video: {path}", flush=True)
     return summary
 
@@ -108,7 +127,7 @@ def play(args) -> dict:
     cfg["agent"]["experiment"]["write_interval"] = 0
     cfg["agent"]["experiment"]["checkpoint_interval"] = 0
     fw = _framework_module(ctx, framework)
-    runner = fw.build_runner(env, cfg)
+    runner, _ = fw.build_runner(env, cfg)
     runner.agent.load(path)
     policy = fw.policy_fn(runner.agent)
     result = {"task": task_id, "checkpoint": path, **common.evaluate(env, policy, args.steps)}

@@ -19,6 +19,7 @@ with mock.patch.object(jax.distributed, "initialize", lambda *a, **k: None):
     from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum
+from fleetlab.rl.skrl import StepClock
 
 skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
 
@@ -79,12 +80,13 @@ class SyncedRunningStandardScaler(RunningStandardScaler):
         return super().__call__(x, train=train, inverse=inverse)
 
 
-class SkrlJaxEnv(Wrapper):
+class SkrlJaxEnv(StepClock, Wrapper):
     """Our VecEnv as an skrl JAX env: the env's own JAX arrays, no torch hop; (N, 1) rewards and dones."""
 
     def __init__(self, env):
         super().__init__(env)
         self._obs = None
+        self._ticks = []
 
     @property
     def observation_space(self):
@@ -107,6 +109,7 @@ class SkrlJaxEnv(Wrapper):
     def step(self, actions):
         obs, reward, terminated, truncated, extras = self._unwrapped.step_jax(actions)
         self._obs = obs
+        self._tick()
         return obs, reward.reshape(-1, 1), terminated.reshape(-1, 1), truncated.reshape(-1, 1), extras
 
     def state(self):
@@ -124,7 +127,8 @@ def build_runner(env, cfg: dict) -> Runner:
     for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
         if cfg["agent"].get(key) == "RunningStandardScaler":
             cfg["agent"][key] = SyncedRunningStandardScaler
-    return Runner(SkrlJaxEnv(env), cfg)
+    wrapped = SkrlJaxEnv(env)
+    return Runner(wrapped, cfg), wrapped
 
 
 def checksum(agent) -> str:

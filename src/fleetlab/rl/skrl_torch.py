@@ -10,15 +10,17 @@ from skrl.resources.preprocessors.torch import RunningStandardScaler
 from skrl.utils.runner.torch import Runner
 
 from fleetlab.distributed import parameter_checksum
+from fleetlab.rl.skrl import StepClock
 from fleetlab.distributed.sync import global_batch_moments
 
 
-class SkrlTorchEnv(Wrapper):
+class SkrlTorchEnv(StepClock, Wrapper):
     """Our VecEnv as an skrl torch env: (N, 1) rewards and dones, one reset (the env auto-resets)."""
 
     def __init__(self, env):
         super().__init__(env)
         self._obs = None
+        self._ticks = []
 
     @property
     def observation_space(self):
@@ -40,6 +42,7 @@ class SkrlTorchEnv(Wrapper):
     def step(self, actions: torch.Tensor):
         obs, reward, terminated, truncated, extras = self._env.step(actions)
         self._obs = obs["policy"]
+        self._tick()
         return self._obs, reward.view(-1, 1), terminated.view(-1, 1), truncated.view(-1, 1), extras
 
     def state(self):
@@ -65,7 +68,8 @@ def build_runner(env, cfg: dict) -> Runner:
     for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
         if cfg["agent"].get(key) == "RunningStandardScaler":
             cfg["agent"][key] = SyncedRunningStandardScaler
-    return Runner(SkrlTorchEnv(env), cfg)
+    wrapped = SkrlTorchEnv(env)
+    return Runner(wrapped, cfg), wrapped
 
 
 def checksum(agent) -> str:

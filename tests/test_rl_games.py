@@ -95,7 +95,7 @@ def test_two_localhost_nodes(tmp_path):
 
 @pytest.mark.slow
 def test_torchrun_train_then_play_balances(tmp_path):
-    proc = torchrun(2, [TRAIN, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=512"],
+    proc = torchrun(2, [TRAIN, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=1024"],
                     cwd=tmp_path, timeout=1500)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = _summary(tmp_path)

@@ -100,17 +100,19 @@ def _fmt(v, kind="fps"):
 
 
 def markdown(rows: list[dict]) -> str:
+    """startup = process start to env ready (imports, distributed init, env build); whole run = start to the end
+    of training and the --bench rollouts."""
     head = ("| library | envs/proc | procs | env-step FPS | with inference | with training | weak-scaling eff. | "
-            "JIT s | startup s | peak GPU MB |\n|---|---|---|---|---|---|---|---|---|---|\n")
+            "JIT s | startup s | whole run s | peak GPU MB |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         if r.get("rc"):
-            lines.append(f"| {r['library']} | {r['num_envs']} | {r['nproc']} | failed (rc {r['rc']}) | | | | | | |")
+            lines.append(f"| {r['library']} | {r['num_envs']} | {r['nproc']} | failed (rc {r['rc']}) | | | | | | | |")
             continue
         lines.append(
             f"| {r['library']} | {r['num_envs']} | {r['nproc']} | {_fmt(r.get('env_fps'))} | {_fmt(r.get('inference_fps'))} "
             f"| {_fmt(r.get('train_fps'))} | {_fmt(r.get('weak_scaling_efficiency'), 'eff')} | {_fmt(r.get('jit_s'), 's')} "
-            f"| {_fmt(r.get('process_s'), 's')} | {_fmt(r.get('peak_mem_mb'), 's')} |")
+            f"| {_fmt(r.get('startup_s'), 's')} | {_fmt(r.get('process_s'), 's')} | {_fmt(r.get('peak_mem_mb'), 's')} |")
     return head + "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import difflib
 import functools
 import importlib
+import time
 from typing import Callable
 
 from fleetlab.envs.core import Env, Task
@@ -66,7 +67,17 @@ def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: 
     task = resolve(task_id).make_task(**cfg_overrides)
     cfg = task.cfg
     physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl)
-    return VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
+    env = VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
+    env.startup_s = _seconds_since_process_start()  # imports + distributed init + env build, for benchmarks
+    return env
+
+
+def _seconds_since_process_start() -> float | None:
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return time.time() - psutil.Process().create_time()
 
 
 def _register_gymnasium(entry: TaskEntry) -> None:

@@ -198,7 +198,8 @@ def perf_record(env, train_fps: float | None, policy=None, measure_rollouts: boo
     training), the env's JIT time, the time from process start to now, and peak device memory."""
     import psutil
 
-    rec = {"train_fps": train_fps, "jit_s": env.compile_s, "process_s": time.time() - psutil.Process().create_time()}
+    rec = {"train_fps": train_fps, "jit_s": env.compile_s, "startup_s": getattr(env, "startup_s", None),
+           "process_s": time.time() - psutil.Process().create_time()}
     if measure_rollouts:
         rec["env_fps"] = rollout_fps(env, None)
         rec["inference_fps"] = rollout_fps(env, policy) if policy is not None else None

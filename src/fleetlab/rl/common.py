@@ -80,6 +80,24 @@ class Progress:
         return " | ".join(parts)
 
 
+def context_and_env(args, play: bool, ml_framework: str = "torch"):
+    """The RunContext (process group started) and the VecEnv for a train/play run, from Isaac Lab's flags.
+    Training defaults to 4096 envs per process, play to 32; play gets the long evaluation episode."""
+    from fleetlab.envs import make
+
+    ctx = RunContext.from_env(
+        distributed=args.distributed, device=args.device, seed=42 if args.seed is None else args.seed,
+        ml_framework=ml_framework, timeout_s=args.dist_timeout,
+    ).init_process_group()
+    torch.manual_seed(ctx.seed)
+    num_envs = args.num_envs if args.num_envs is not None else (32 if play else 4096)
+    if play:
+        env = make_play_env(args.task, num_envs, ctx.device, ctx.seed, args.physics_impl, args.steps)
+    else:
+        env = make(args.task, num_envs=num_envs, device=ctx.device, seed=ctx.seed, impl=args.physics_impl)
+    return ctx, env
+
+
 def make_play_env(task_id: str, num_envs: int, device: str, seed: int, impl: str, steps: int):
     """The env that `play` evaluates in: the time-out is lifted to cover all `steps`, so each env runs ONE
     continuous episode and "% of steps balanced" measures the policy, not the transients after periodic resets."""

@@ -18,7 +18,6 @@ from rl_games.torch_runner import Runner
 from fleetlab.distributed import RunContext, parameter_checksum
 from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.distributed.torch_pg import group_made_by_run_context
-from fleetlab.envs import make
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.rl import common
 from fleetlab.rl.args import apply_overrides
@@ -175,21 +174,8 @@ def _seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _setup(args, play: bool):
-    ctx = RunContext.from_env(
-        distributed=args.distributed, device=args.device, seed=42 if args.seed is None else args.seed,
-        timeout_s=args.dist_timeout,
-    ).init_process_group()
-    num_envs = args.num_envs if args.num_envs is not None else (32 if play else 4096)
-    if play:
-        env = common.make_play_env(args.task, num_envs, ctx.device, ctx.seed, args.physics_impl, args.steps)
-    else:
-        env = make(args.task, num_envs=num_envs, device=ctx.device, seed=ctx.seed, impl=args.physics_impl)
-    return ctx, env
-
-
 def train(args) -> dict:
-    ctx, env = _setup(args, play=False)
+    ctx, env = common.context_and_env(args, play=False)
     task_id = resolve(args.task).id
     name = agent_cfg(args.task, LIBRARY)["params"]["config"]["name"]
     run_dir = common.make_run_dir(ctx, LIBRARY, name)
@@ -233,7 +219,7 @@ def _policy(model, env, clip_obs: float = 5.0):
 
 
 def play(args) -> dict:
-    ctx, env = _setup(args, play=True)
+    ctx, env = common.context_and_env(args, play=True)
     task_id = resolve(args.task).id
     name = agent_cfg(args.task, LIBRARY)["params"]["config"]["name"]
     path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint, default=r".*\.pth", subdir="nn")

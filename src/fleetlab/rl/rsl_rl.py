@@ -17,7 +17,6 @@ from rsl_rl.utils.logger import Logger
 from tensordict import TensorDict
 
 from fleetlab.distributed import RunContext, all_reduce_sum, nanmean_over_ranks, parameter_checksum
-from fleetlab.envs import make
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.rl import common
 from fleetlab.rl.args import apply_overrides
@@ -154,10 +153,7 @@ class FleetOnPolicyRunner(OnPolicyRunner):
 
 
 def _setup(args, play: bool):
-    ctx = RunContext.from_env(
-        distributed=args.distributed, device=args.device, seed=42 if args.seed is None else args.seed,
-        timeout_s=args.dist_timeout,
-    ).init_process_group()
+    ctx, env = common.context_and_env(args, play)
     cfg = agent_cfg(args.task, LIBRARY)
     task_id = resolve(args.task).id
     if args.experiment_name:
@@ -170,12 +166,6 @@ def _setup(args, play: bool):
         cfg["max_iterations"] = args.max_iterations
     apply_overrides(cfg, args.overrides)
     cfg["seed"] = ctx.seed
-    num_envs = args.num_envs if args.num_envs is not None else (32 if play else 4096)
-    torch.manual_seed(ctx.seed)
-    if play:
-        env = common.make_play_env(args.task, num_envs, ctx.device, ctx.seed, args.physics_impl, args.steps)
-    else:
-        env = make(args.task, num_envs=num_envs, device=ctx.device, seed=ctx.seed, impl=args.physics_impl)
     return ctx, cfg, task_id, env
 
 

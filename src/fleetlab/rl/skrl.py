@@ -19,12 +19,34 @@ from fleetlab.rl.args import apply_overrides
 LIBRARY = "skrl"
 
 
-class StepClock:
-    """Mixin for the skrl env wrappers: times env steps, to give a training FPS that leaves out the first rollout
-    and update (JIT). skrl's trainer reports no FPS of its own."""
+class SkrlEnvMixin:
+    """What the torch and JAX skrl env wrappers share (they differ only in reset/step): Isaac Lab-style spaces, no
+    critic state, and a clock on env steps, giving a training FPS that leaves out the first rollout and update
+    (JIT); skrl's trainer reports no FPS of its own."""
 
     num_envs: int
     _ticks: list
+
+    @property
+    def observation_space(self):
+        return self._unwrapped.single_observation_space["policy"]
+
+    @property
+    def action_space(self):
+        return self._unwrapped.single_action_space
+
+    @property
+    def state_space(self):
+        return None
+
+    def state(self):
+        return None
+
+    def render(self, *args, **kwargs):
+        return None
+
+    def close(self):
+        self._env.close()
 
     def _tick(self) -> None:
         self._ticks.append(time.perf_counter())
@@ -53,17 +75,7 @@ def _setup(args, play: bool):
     framework = getattr(args, "ml_framework", "torch")
     if framework not in ("torch", "jax"):
         raise ValueError(f"--ml_framework must be 'torch' or 'jax', got '{framework}'")
-    ctx = RunContext.from_env(
-        distributed=args.distributed, device=args.device, seed=42 if args.seed is None else args.seed,
-        ml_framework=framework, timeout_s=args.dist_timeout,
-    ).init_process_group()
-    num_envs = args.num_envs if args.num_envs is not None else (32 if play else 4096)
-    if play:
-        env = common.make_play_env(args.task, num_envs, ctx.device, ctx.seed, args.physics_impl, args.steps)
-    else:
-        from fleetlab.envs import make
-
-        env = make(args.task, num_envs=num_envs, device=ctx.device, seed=ctx.seed, impl=args.physics_impl)
+    ctx, env = common.context_and_env(args, play, ml_framework=framework)
     cfg = apply_overrides(agent_cfg(args.task, LIBRARY), args.overrides)
     cfg["seed"] = 42 if args.seed is None else args.seed  # skrl's set_seed adds the global rank itself
     if not play and args.max_iterations is not None:

@@ -19,7 +19,7 @@ with mock.patch.object(jax.distributed, "initialize", lambda *a, **k: None):
     from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum
-from fleetlab.rl.skrl import StepClock
+from fleetlab.rl.skrl import SkrlEnvMixin
 
 skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
 
@@ -80,25 +80,13 @@ class SyncedRunningStandardScaler(RunningStandardScaler):
         return super().__call__(x, train=train, inverse=inverse)
 
 
-class SkrlJaxEnv(StepClock, Wrapper):
+class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
     """Our VecEnv as an skrl JAX env: the env's own JAX arrays, no torch hop; (N, 1) rewards and dones."""
 
     def __init__(self, env):
         super().__init__(env)
         self._obs = None
         self._ticks = []
-
-    @property
-    def observation_space(self):
-        return self._unwrapped.single_observation_space["policy"]
-
-    @property
-    def action_space(self):
-        return self._unwrapped.single_action_space
-
-    @property
-    def state_space(self):
-        return None
 
     def reset(self):
         if self._obs is None:
@@ -111,15 +99,6 @@ class SkrlJaxEnv(StepClock, Wrapper):
         self._obs = obs
         self._tick()
         return obs, reward.reshape(-1, 1), terminated.reshape(-1, 1), truncated.reshape(-1, 1), extras
-
-    def state(self):
-        return None
-
-    def render(self, *args, **kwargs):
-        return None
-
-    def close(self):
-        self._env.close()
 
 
 def build_runner(env, cfg: dict) -> Runner:

@@ -10,29 +10,17 @@ from skrl.resources.preprocessors.torch import RunningStandardScaler
 from skrl.utils.runner.torch import Runner
 
 from fleetlab.distributed import parameter_checksum
-from fleetlab.rl.skrl import StepClock
+from fleetlab.rl.skrl import SkrlEnvMixin
 from fleetlab.distributed.sync import global_batch_moments
 
 
-class SkrlTorchEnv(StepClock, Wrapper):
+class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
     """Our VecEnv as an skrl torch env: (N, 1) rewards and dones, one reset (the env auto-resets)."""
 
     def __init__(self, env):
         super().__init__(env)
         self._obs = None
         self._ticks = []
-
-    @property
-    def observation_space(self):
-        return self._unwrapped.single_observation_space["policy"]
-
-    @property
-    def action_space(self):
-        return self._unwrapped.single_action_space
-
-    @property
-    def state_space(self):
-        return None
 
     def reset(self):
         if self._obs is None:
@@ -44,15 +32,6 @@ class SkrlTorchEnv(StepClock, Wrapper):
         self._obs = obs["policy"]
         self._tick()
         return self._obs, reward.view(-1, 1), terminated.view(-1, 1), truncated.view(-1, 1), extras
-
-    def state(self):
-        return None
-
-    def render(self, *args, **kwargs):
-        return None
-
-    def close(self):
-        self._env.close()
 
 
 class SyncedRunningStandardScaler(RunningStandardScaler):

@@ -111,11 +111,17 @@ def test_two_localhost_nodes_torch_and_jax(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("framework", ["torch", "jax"])
-def test_train_then_play_balances(tmp_path, framework):
-    fw = ["--ml_framework", framework]
-    train = run_cmd([PYTHON, TRAIN, *TASK, "--device=cpu", "--num_envs=1024", *fw], cwd=tmp_path, timeout=1500)
+def test_seed_commands_with_two_processes_train_a_balancing_policy(tmp_path, framework):
+    """The acceptance commands of the issue (2 processes, 512 envs each on CPU), then play."""
+    args = [*TASK, "--distributed", "--num_envs=512"]
+    if framework == "torch":
+        train = torchrun(2, [TRAIN, *args], cwd=tmp_path, timeout=1500)
+    else:
+        train = _jax_launch("skrl.utils.distributed.jax", 2, [*args, "--ml_framework", "jax"], tmp_path, timeout=1500)
     assert train.returncode == 0, train.stderr[-3000:]
-    play = run_cmd([PYTHON, PLAY, *TASK, "--device=cpu", "--num_envs=16", *fw], cwd=tmp_path, timeout=600)
+    assert len({r["checksum"] for r in _summary(tmp_path)["ranks"]}) == 1
+    play = run_cmd([PYTHON, PLAY, *TASK, "--device=cpu", "--num_envs=16", "--ml_framework", framework], cwd=tmp_path,
+                   timeout=600)
     assert play.returncode == 0, play.stderr[-3000:]
     with open(os.path.join(only_run_dir(tmp_path, "skrl", "cartpole"), "play.json")) as f:
         result = json.load(f)

@@ -71,7 +71,7 @@ def test_torchrun_two_processes(tmp_path):
 @pytest.mark.slow
 def test_jax_launcher_two_processes_with_cached_pmaps(tmp_path):
     compiles = {}
-    for iterations in (1, 3):
+    for iterations in (2, 4):  # the first two updates compile a few one-off functions; after that nothing new
         work = tmp_path / f"it{iterations}"
         work.mkdir()
         args = [*TASK, "--distributed", "--ml_framework", "jax", "--num_envs=128", f"--max_iterations={iterations}"]
@@ -83,7 +83,7 @@ def test_jax_launcher_two_processes_with_cached_pmaps(tmp_path):
         compiles[iterations] = summary["final"]["jax_backend_compiles"]
     # each iteration all-reduces gradients 8 x 8 times and the KL 8 times; upstream compiles a new pmap for each,
     # so its count grows with the iterations. With the cached pmaps it does not grow at all.
-    assert compiles[3] == compiles[1], compiles
+    assert compiles[4] == compiles[2], compiles
 
 
 @pytest.mark.slow

@@ -25,7 +25,11 @@ class SkrlEnvMixin:
     (JIT); skrl's trainer reports no FPS of its own."""
 
     num_envs: int
-    _ticks: list
+
+    def __init__(self, env):
+        super().__init__(env)  # skrl's Wrapper, next in the MRO
+        self._obs = None
+        self._ticks: list[float] = []
 
     @property
     def observation_space(self):

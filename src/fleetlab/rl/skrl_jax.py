@@ -83,11 +83,6 @@ class SyncedRunningStandardScaler(RunningStandardScaler):
 class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
     """Our VecEnv as an skrl JAX env: the env's own JAX arrays, no torch hop; (N, 1) rewards and dones."""
 
-    def __init__(self, env):
-        super().__init__(env)
-        self._obs = None
-        self._ticks = []
-
     def reset(self):
         if self._obs is None:
             self._env.reset()

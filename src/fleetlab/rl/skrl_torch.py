@@ -17,11 +17,6 @@ from fleetlab.distributed.sync import global_batch_moments
 class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
     """Our VecEnv as an skrl torch env: (N, 1) rewards and dones, one reset (the env auto-resets)."""
 
-    def __init__(self, env):
-        super().__init__(env)
-        self._obs = None
-        self._ticks = []
-
     def reset(self):
         if self._obs is None:
             self._obs = self._env.reset()[0]["policy"]

@@ -1,5 +1,8 @@
 import sys
 
-from fleetlab.cli import main
+if not __package__:  # run as a file (skrl's JAX launcher takes a script path): its folder must not shadow modules
+    sys.path.pop(0)
+
+from fleetlab.cli import main  # noqa: E402
 
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""`fleetlab list | train | play | bench env`."""
+"""`fleetlab list | train | play | launch | bench env | bench train`."""
 
 from __future__ import annotations
 
@@ -22,9 +22,15 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
 
     from fleetlab.rl import args as rl_args
 
+    from fleetlab.rl.fault_tolerance import GracefulStop
+
     args = rl_args.parse(library, play=play, argv=argv)
     module = importlib.import_module(f"fleetlab.rl.{library}")
-    (module.play if play else module.train)(args)
+    try:
+        (module.play if play else module.train)(args)
+    except GracefulStop as stop:
+        print(f"[fleetlab] {stop}", flush=True)
+        return stop.exit_code
     return 0
 
 
@@ -37,6 +43,9 @@ def _train_or_play(argv: list[str], play: bool) -> int:
 
 def script_main(library: str, play: bool) -> None:
     """Entry point of scripts/reinforcement_learning/<library>/{train,play}.py: one-line errors, non-zero exit."""
+    from fleetlab.distributed.launch import redirect_worker_output
+
+    redirect_worker_output()
     try:
         code = run_workflow(library, play, sys.argv[1:])
     except USER_ERRORS as err:
@@ -106,7 +115,8 @@ def _bench(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    usage = "usage: fleetlab {list,train,play,bench} ...  (fleetlab train --library rsl_rl --task Isaac-Cartpole-v0)"
+    usage = ("usage: fleetlab {list,train,play,launch,bench} ...  (fleetlab train --library rsl_rl --task Isaac-Cartpole-v0;"
+             " fleetlab launch --nproc_per_node 2 -- train ...)")
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)
         return 0 if argv else 2
@@ -115,7 +125,14 @@ def main(argv: list[str] | None = None) -> int:
         if command == "list":
             return _list(rest)
         if command in ("train", "play"):
+            from fleetlab.distributed.launch import redirect_worker_output
+
+            redirect_worker_output()
             return _train_or_play(rest, play=command == "play")
+        if command == "launch":
+            from fleetlab.distributed.launch import main as launch_main
+
+            return launch_main(rest)
         if command == "bench":
             return _bench(rest)
     except USER_ERRORS as err:

@@ -1,22 +1,35 @@
 """`python -m fleetlab.distributed.jax_launch` = skrl's JAX launcher (`python -m skrl.utils.distributed.jax`, same
-flags), except that it exits with the first failing child's exit code. Upstream runs each child through
-subprocess.run and ignores its return code, so a crashed run exits 0 and CI or a scheduler sees success."""
+flags), with two upstream gaps fixed:
+- upstream runs each child through subprocess.run and ignores its return code, so a crashed run exits 0 and CI or
+  a scheduler sees success: this exits with the first failing child's exit code;
+- upstream joins the children one by one, so when one crashes the others wait in a collective (jax.distributed's
+  heartbeat takes minutes to notice): this stops the others (SIGTERM, then SIGKILL) as soon as one fails."""
 
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import subprocess
 import sys
+import threading
+import time
 from unittest import mock
 
 from skrl.utils.distributed.jax import launcher
 
+GRACE_S = 10.0  # after SIGTERM, the surviving children get this long before SIGKILL
+
 
 def _run_child(cmd: list[str], env: dict[str, str]) -> None:
-    sys.exit(subprocess.run(cmd, env=env).returncode)
+    proc = subprocess.Popen(cmd, env=env)
+    for sig in (signal.SIGTERM, signal.SIGINT):  # pass stop requests on to the training process
+        signal.signal(sig, lambda signum, _frame: proc.send_signal(signum))
+    code = proc.wait()
+    sys.exit(code if code >= 0 else 128 - code)
 
 
 _started: list[multiprocessing.Process] = []
+_first_failure: list[int] = []  # the exit code of the child that failed first (the others are stopped after it)
 
 
 class TrackedProcess(multiprocessing.Process):
@@ -27,16 +40,47 @@ class TrackedProcess(multiprocessing.Process):
         _started.append(self)
 
 
+def _stop_all_when_one_fails(done: threading.Event) -> None:
+    while not done.wait(0.5):
+        failed = [p.exitcode for p in _started if p.exitcode not in (None, 0)]
+        if failed:
+            _first_failure.append(failed[0])
+            alive = [p for p in _started if p.exitcode is None]
+            for p in alive:
+                p.terminate()  # SIGTERM: _run_child forwards it to the training process
+            deadline = time.time() + GRACE_S
+            for p in alive:
+                p.join(max(deadline - time.time(), 0))
+            for p in alive:
+                if p.exitcode is None:
+                    _kill_tree(p.pid)
+            return
+
+
+def _kill_tree(pid: int) -> None:
+    import psutil
+
+    try:
+        parent = psutil.Process(pid)
+        for proc in [*parent.children(recursive=True), parent]:
+            proc.kill()
+    except psutil.NoSuchProcess:
+        pass
+
+
 def main() -> int:
     # Upstream's launch() starts mp.Process(target=_process) children and joins them; we swap in a target that
-    # keeps the child's exit code, and keep hold of the processes to read it.
+    # keeps the child's exit code, and keep hold of the processes to read it and to stop them.
+    done = threading.Event()
+    threading.Thread(target=_stop_all_when_one_fails, args=(done,), daemon=True).start()
     with mock.patch.object(launcher, "_process", _run_child), mock.patch.object(launcher.mp, "Process", TrackedProcess):
         launcher.launch()
+    done.set()
     codes = [p.exitcode for p in _started]
     failed = [c for c in codes if c]
     if failed:
         print(f"[fleetlab] jax launcher: child exit codes {codes}", file=sys.stderr, flush=True)
-    return failed[0] if failed else 0
+    return (_first_failure or failed or [0])[0]
 
 
 if __name__ == "__main__":

@@ -17,12 +17,19 @@ from fleetlab.distributed import RunContext
 LOG_ROOT = "logs"
 
 
+def run_dir_path(library: str, experiment_name: str, stamp: str | None = None, run_name: str = "") -> str:
+    """logs/<library>/<experiment>/<timestamp>[_<run_name>], as Isaac Lab names it."""
+    stamp = stamp or datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    return os.path.abspath(os.path.join(LOG_ROOT, library, experiment_name, stamp + (f"_{run_name}" if run_name else "")))
+
+
 def make_run_dir(ctx: RunContext, library: str, experiment_name: str, run_name: str = "") -> str:
-    """logs/<library>/<experiment>/<timestamp>[_<run_name>], as Isaac Lab names it. Rank 0 picks the name (clocks
-    and start times differ across nodes) and broadcasts it, so every rank agrees; only rank 0 creates it."""
-    name = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S") + (f"_{run_name}" if run_name else "")
-    name = ctx.broadcast_object(name)
-    run_dir = os.path.abspath(os.path.join(LOG_ROOT, library, experiment_name, name))
+    """The run directory: the one `fleetlab launch` chose (every restart of the group trains there), else a new
+    run_dir_path. Rank 0 decides (clocks and start times differ across nodes) and broadcasts it, so every rank
+    agrees; only rank 0 creates it."""
+    from fleetlab.rl.fault_tolerance import launched_run_dir
+
+    run_dir = ctx.broadcast_object(launched_run_dir() or run_dir_path(library, experiment_name, run_name=run_name))
     if ctx.is_writer:
         os.makedirs(run_dir, exist_ok=True)
     return run_dir
@@ -164,16 +171,6 @@ def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str,
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     imageio.mimwrite(path, frames, fps=fps or int(round(1 / env.step_dt)), macro_block_size=1)
     return path
-
-
-def atomic_torch_save(obj, path: str) -> None:
-    """torch.save through a temporary file, fsync and rename: a crash never leaves a half-written checkpoint."""
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "wb") as f:
-        torch.save(obj, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def record_task(run_dir: str, task_id: str) -> None:

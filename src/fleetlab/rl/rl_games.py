@@ -20,6 +20,7 @@ from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.distributed.torch_pg import group_made_by_run_context
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.rl import common
+from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
 
 LIBRARY = "rl_games"
@@ -43,7 +44,9 @@ class RlGamesVecEnv(IVecEnv):
         return self._obs(obs), reward, terminated | truncated, infos
 
     def reset(self):
-        return self._obs(self.env.reset()[0])
+        # The env was reset when built and auto-resets: a second reset here would overwrite the env RNG state that
+        # a resumed run restored, and replay the seed's first episodes.
+        return self._obs(self.env.observations)
 
     def get_number_of_agents(self):
         return 1
@@ -101,9 +104,13 @@ class PinnedDeviceConfig(dict):
 
 class FleetA2CAgent(a2c_continuous.A2CAgent):
     """Upstream calls dist.init_process_group("nccl") in A2CBase.__init__ and torch.cuda.set_device in train():
-    neither works on CPU, so both run inside group_made_by_run_context."""
+    neither works on CPU, so both run inside group_made_by_run_context. Checkpoints are atomic and carry every
+    rank's RNG state; SIGINT/SIGTERM stop training after a checkpoint."""
 
-    def __init__(self, base_name, params, device: str):
+    def __init__(self, base_name, params, ctx: RunContext, env):
+        device = ctx.device
+        self.ctx, self.fleet_env = ctx, env
+        self.stop, self.rng_states = ft.StopRequest(), None
         with group_made_by_run_context(device):
             super().__init__(base_name=base_name, params=params)
         model = self.model
@@ -130,7 +137,27 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
         # Keep this rank's own training FPS per epoch (upstream prints rank 0's only), for `fleetlab bench`.
         out = super().train_epoch()
         self.fleet_train_fps = getattr(self, "fleet_train_fps", []) + [self.curr_frames / out[3]]
+        # Upstream saves on rank 0 only, after this returns, at epochs only rank 0 knows (best reward): gather
+        # every rank's RNG state each epoch, so any checkpoint carries the current one.
+        signum = self.stop.agreed(self.ctx)
+        self.rng_states = ft.gather_rng(self.ctx, self.fleet_env)
+        if signum:
+            path = os.path.join(self.nn_dir, f"last_{self.config['name']}_ep_{self.epoch_num}_stopped")
+            if self.global_rank == 0:
+                self.save(path)
+            raise ft.GracefulStop(signum, path + ".pth")
         return out
+
+    def save(self, fn):
+        # Upstream torch.save()s straight to the final name: a kill mid-write leaves a truncated checkpoint.
+        state = self.get_full_state_weights()
+        state["fleetlab_rng"] = self.rng_states
+        ft.atomic_torch_save(state, fn + ".pth")
+
+
+def run_dir_parts(args) -> tuple[str, str, str]:
+    """(library folder, experiment, run name) of a training run's directory, for make_run_dir and `fleetlab launch`."""
+    return LIBRARY, apply_overrides(agent_cfg(args.task, LIBRARY), args.overrides)["params"]["config"]["name"], ""
 
 
 def _build(args, ctx: RunContext, env, run_dir: str | None, play: bool) -> tuple[Runner, dict]:
@@ -157,7 +184,7 @@ def _build(args, ctx: RunContext, env, run_dir: str | None, play: bool) -> tuple
     register_env(wrapped)
     runner = Runner()
     runner.algo_factory.register_builder(
-        "a2c_continuous", lambda **kwargs: FleetA2CAgent(device=ctx.device, **kwargs)
+        "a2c_continuous", lambda **kwargs: FleetA2CAgent(ctx=ctx, env=env, **kwargs)
     )
     runner.load({"params": params})
     runner.params["config"] = PinnedDeviceConfig(runner.params["config"])
@@ -177,7 +204,7 @@ def _seed_everything(seed: int) -> None:
 def train(args) -> dict:
     ctx, env = common.context_and_env(args, play=False)
     task_id = resolve(args.task).id
-    name = agent_cfg(args.task, LIBRARY)["params"]["config"]["name"]
+    _, name, _ = run_dir_parts(args)
     run_dir = common.make_run_dir(ctx, LIBRARY, name)
     if ctx.is_writer:
         print(f"[fleetlab] {task_id} with rl_games: {env.num_envs} envs per process x {ctx.world_size} process(es) "
@@ -188,18 +215,26 @@ def train(args) -> dict:
     if ctx.is_writer:
         common.write_json(os.path.join(run_dir, "params", "agent.json"), cfg)
     agent = runner.algo_factory.create(runner.algo_name, base_name="run", params=runner.params)
+    path = None
     if args.checkpoint:
         path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint, default=r".*\.pth", subdir="nn")
         common.check_checkpoint_task(path, task_id)
-        agent.restore(path)
+    elif ft.launched_run_dir():  # a restart of `fleetlab launch`: the latest complete checkpoint of this run
+        path = ft.share_checkpoint(ctx, ft.latest_checkpoint(os.path.join(run_dir, "nn"), r".*\.pth") if ctx.is_writer else None)
+    if path is not None:
+        agent.restore(path)  # weights, optimizer, normalizers, epoch and frame counters
+        ft.restore_rng(ctx, torch.load(path, map_location="cpu", weights_only=False).get("fleetlab_rng"), env)
+        print(f"[fleetlab] resuming from {path} at epoch {agent.epoch_num + 1}/{agent.max_epochs}", flush=True)
+    agent.stop.install()
     start = time.time()
     agent.train()
     wall = time.time() - start
     checksum = parameter_checksum(agent.model)
     last = {"mean_reward": float(agent.game_rewards.get_mean()[0]) if agent.game_rewards.current_size else None}
-    steady = agent.fleet_train_fps[1:] or agent.fleet_train_fps  # epoch 1 carries the JIT compile
+    fps = getattr(agent, "fleet_train_fps", [])
+    steady = fps[1:] or fps  # epoch 1 carries the JIT compile
     policy = _policy(agent.model, env, cfg["params"]["env"].get("clip_observations", np.inf))
-    perf = common.perf_record(env, float(np.median(steady)), policy, measure_rollouts=args.bench)
+    perf = common.perf_record(env, float(np.median(steady)) if steady else None, policy, measure_rollouts=args.bench)
     summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, checksum, last, wall, perf)
     if args.video and ctx.is_writer:
         path = common.record_video(env, policy, os.path.join(run_dir, "videos", "train.mp4"), args.video_length)
@@ -221,7 +256,7 @@ def _policy(model, env, clip_obs: float = 5.0):
 def play(args) -> dict:
     ctx, env = common.context_and_env(args, play=True)
     task_id = resolve(args.task).id
-    name = agent_cfg(args.task, LIBRARY)["params"]["config"]["name"]
+    _, name, _ = run_dir_parts(args)
     path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint, default=r".*\.pth", subdir="nn")
     common.check_checkpoint_task(path, task_id)
     print(f"[fleetlab] loading {path}", flush=True)

@@ -19,6 +19,7 @@ from tensordict import TensorDict
 from fleetlab.distributed import RunContext, all_reduce_sum, nanmean_over_ranks, parameter_checksum
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.rl import common
+from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
 
 LIBRARY = "rsl_rl"
@@ -65,6 +66,7 @@ class SyncedLogger(Logger):
         self.fps_history: list[float] = []
         self.local_fps: list[float] = []  # this rank's own training FPS per iteration (for `fleetlab bench`)
         self.split: list[tuple[float, float]] = []  # (rollout s, PPO update s) per iteration
+        self.iteration_end = lambda it, total_it: None  # set by FleetOnPolicyRunner: checkpoints and stops
 
     def process_env_step(self, rewards, dones, extras, intrinsic_rewards=None) -> None:
         # Upstream skips this on ranks without a writer; we need every rank's episodes.
@@ -94,6 +96,7 @@ class SyncedLogger(Logger):
         self.split.append((collect_time, learn_time))
         later = self.fps_history[1:] or self.fps_history  # the first iteration carries the JIT compile
         self.last = {"iteration": it, "fps": fps, "fps_median": statistics.median(later), **stats}
+        self.iteration_end(it, total_it)
         if self.writer is None:
             return
         for key, value in loss_dict.items():
@@ -117,7 +120,8 @@ class SyncedLogger(Logger):
 
 
 class FleetOnPolicyRunner(OnPolicyRunner):
-    """OnPolicyRunner that takes its ranks, device and process group from our RunContext."""
+    """OnPolicyRunner that takes its ranks, device and process group from our RunContext, writes atomic
+    checkpoints that carry every rank's RNG state, and stops gracefully on SIGINT/SIGTERM."""
 
     def __init__(self, env, train_cfg: dict, log_dir: str | None, ctx: RunContext):
         self.ctx = ctx
@@ -126,6 +130,21 @@ class FleetOnPolicyRunner(OnPolicyRunner):
             log_dir=log_dir, cfg=self.cfg, env_cfg=env.cfg, num_envs=env.num_envs, is_distributed=self.is_distributed,
             gpu_world_size=self.gpu_world_size, gpu_global_rank=self.gpu_global_rank, device=self.device, ctx=ctx,
         )
+        self.logger.iteration_end = self._iteration_end
+        self.stop = ft.StopRequest()
+        self.rng_states: list[dict] | None = None
+        self.task_id: str | None = None
+
+    def _iteration_end(self, it: int, total_it: int) -> None:
+        # Called on EVERY rank after each iteration's update (upstream saves on rank 0 only, right after).
+        signum = self.stop.agreed(self.ctx)
+        if signum or it % self.cfg["save_interval"] == 0 or it == total_it - 1:
+            self.rng_states = ft.gather_rng(self.ctx, self.env.env)
+        if signum:
+            path = os.path.join(self.logger.log_dir, f"model_{it}.pt") if self.logger.log_dir else None
+            if self.logger.writer is not None:
+                self.save(path)
+            raise ft.GracefulStop(signum, path)
 
     def _configure_multi_gpu(self) -> None:
         # Upstream hard-codes init_process_group("nccl"), raises unless device == cuda:LOCAL_RANK and calls
@@ -144,18 +163,17 @@ class FleetOnPolicyRunner(OnPolicyRunner):
         state = self.alg.save()
         state["iter"] = self.current_learning_iteration
         state["infos"] = infos
-        state["task"] = getattr(self, "task_id", None)
-        common.atomic_torch_save(state, path)
+        state["task"] = self.task_id
+        state["fleetlab_rng"] = self.rng_states  # every rank's, gathered at this iteration
+        ft.atomic_torch_save(state, path)
         self.logger.save_model(path, self.current_learning_iteration)
 
     def checksum(self) -> str:
         return parameter_checksum([*self.alg.actor.state_dict().values(), *self.alg.critic.state_dict().values()])
 
 
-def _setup(args, play: bool):
-    ctx, env = common.context_and_env(args, play)
+def _cfg(args, play: bool) -> dict:
     cfg = agent_cfg(args.task, LIBRARY)
-    task_id = resolve(args.task).id
     if args.experiment_name:
         cfg["experiment_name"] = args.experiment_name
     if getattr(args, "run_name", None):
@@ -164,9 +182,20 @@ def _setup(args, play: bool):
         cfg["logger"] = args.logger
     if not play and args.max_iterations is not None:
         cfg["max_iterations"] = args.max_iterations
-    apply_overrides(cfg, args.overrides)
+    return apply_overrides(cfg, args.overrides)
+
+
+def run_dir_parts(args) -> tuple[str, str, str]:
+    """(library folder, experiment, run name) of a training run's directory, for make_run_dir and `fleetlab launch`."""
+    cfg = _cfg(args, play=False)
+    return LIBRARY, cfg["experiment_name"], cfg["run_name"]
+
+
+def _setup(args, play: bool):
+    ctx, env = common.context_and_env(args, play)
+    cfg = _cfg(args, play)
     cfg["seed"] = ctx.seed
-    return ctx, cfg, task_id, env
+    return ctx, cfg, resolve(args.task).id, env
 
 
 def train(args) -> dict:
@@ -181,26 +210,43 @@ def train(args) -> dict:
 
     runner = FleetOnPolicyRunner(RslRlVecEnvWrapper(env), cfg, log_dir=run_dir, ctx=ctx)
     runner.task_id = task_id
-    if args.resume or (args.checkpoint and not args.resume):
+    iterations = cfg["max_iterations"]
+    if args.resume or args.checkpoint:  # Isaac Lab's resume: max_iterations MORE iterations
         path = common.resolve_checkpoint(LIBRARY, cfg["experiment_name"], args.load_run, args.checkpoint)
         common.check_checkpoint_task(path, task_id)
         print(f"[fleetlab] resuming from {path}", flush=True)
         runner.load(path, map_location=ctx.device)
+        ft.restore_rng(ctx, _rng_of(path), env)
+    elif ft.launched_run_dir():  # a restart of `fleetlab launch`: continue to the same final iteration
+        path = ft.share_checkpoint(ctx, ft.latest_checkpoint(run_dir, r"model_\d+\.pt") if ctx.is_writer else None)
+        if path is not None:
+            runner.load(path, map_location=ctx.device)
+            runner.current_learning_iteration += 1  # the saved iteration is complete
+            ft.restore_rng(ctx, _rng_of(path), env)
+            iterations = max(cfg["max_iterations"] - runner.current_learning_iteration, 0)
+            print(f"[fleetlab] auto-resume from {path}: iterations {runner.current_learning_iteration} to "
+                  f"{cfg['max_iterations'] - 1}", flush=True)
 
+    runner.stop.install()
     start = time.time()
-    runner.learn(num_learning_iterations=cfg["max_iterations"], init_at_random_ep_len=True)
+    runner.learn(num_learning_iterations=iterations, init_at_random_ep_len=True)
     wall = time.time() - start
     policy = _as_obs_policy(runner.get_inference_policy(device=ctx.device), env)
     steady = runner.logger.local_fps[1:] or runner.logger.local_fps  # iteration 1 carries the JIT compile
-    perf = common.perf_record(env, statistics.median(steady), policy, measure_rollouts=args.bench)
+    perf = common.perf_record(env, statistics.median(steady) if steady else None, policy, measure_rollouts=args.bench)
     split = runner.logger.split[1:] or runner.logger.split
-    perf["rollout_s"] = statistics.median(c for c, _ in split)  # env steps + policy inference + storage
-    perf["update_s"] = statistics.median(u for _, u in split)  # PPO epochs x minibatches
+    if split:
+        perf["rollout_s"] = statistics.median(c for c, _ in split)  # env steps + policy inference + storage
+        perf["update_s"] = statistics.median(u for _, u in split)  # PPO epochs x minibatches
     summary = common.finish(ctx, run_dir, LIBRARY, task_id, env, runner.checksum(), runner.logger.last, wall, perf)
     if args.video and ctx.is_writer:
         path = common.record_video(env, policy, os.path.join(run_dir, "videos", "train.mp4"), args.video_length)
         print(f"[fleetlab] video: {path}", flush=True)
     return summary
+
+
+def _rng_of(path: str) -> list | None:
+    return torch.load(path, map_location="cpu", weights_only=False).get("fleetlab_rng")
 
 
 def _as_obs_policy(policy, env):

@@ -7,13 +7,16 @@ up the process group / JAX runtime, and with skrl's own calls made no-ops (rl/sk
 
 from __future__ import annotations
 
-import datetime
 import os
+import re
 import time
+
+import torch
 
 from fleetlab.distributed import RunContext
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.rl import common
+from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
 
 LIBRARY = "skrl"
@@ -75,36 +78,103 @@ def _framework_module(ctx: RunContext, framework: str):
     return skrl_jax
 
 
-def _setup(args, play: bool):
-    framework = getattr(args, "ml_framework", "torch")
-    if framework not in ("torch", "jax"):
-        raise ValueError(f"--ml_framework must be 'torch' or 'jax', got '{framework}'")
-    ctx, env = common.context_and_env(args, play, ml_framework=framework)
+def _cfg(args, play: bool) -> dict:
     cfg = apply_overrides(agent_cfg(args.task, LIBRARY), args.overrides)
     cfg["seed"] = 42 if args.seed is None else args.seed  # skrl's set_seed adds the global rank itself
     if not play and args.max_iterations is not None:
         cfg["trainer"]["timesteps"] = args.max_iterations * cfg["agent"]["rollouts"]
+    experiment = cfg["agent"]["experiment"]
+    for key in ("write_interval", "checkpoint_interval"):
+        if experiment.get(key) == "auto":  # skrl's rule, fixed here on the FULL run (a resumed run is shorter)
+            experiment[key] = int(cfg["trainer"]["timesteps"] / 10)
     cfg["trainer"]["close_environment_at_exit"] = False
+    return cfg
+
+
+def run_dir_parts(args) -> tuple[str, str, str]:
+    """(library folder, experiment, run name) of a training run's directory, for make_run_dir and `fleetlab launch`."""
+    return LIBRARY, _cfg(args, play=False)["agent"]["experiment"]["directory"], f"ppo_{_framework(args)}"
+
+
+def _framework(args) -> str:
+    framework = getattr(args, "ml_framework", "torch")
+    if framework not in ("torch", "jax"):
+        raise ValueError(f"--ml_framework must be 'torch' or 'jax', got '{framework}'")
+    return framework
+
+
+def _setup(args, play: bool):
+    framework = _framework(args)
+    ctx, env = common.context_and_env(args, play, ml_framework=framework)
+    cfg = _cfg(args, play)
     cfg["trainer"]["disable_progressbar"] = not ctx.is_writer
     return ctx, framework, env, cfg
 
 
-def _experiment_dir(ctx: RunContext, cfg: dict, framework: str) -> str:
-    name = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S") + f"_ppo_{framework}"
-    name = ctx.broadcast_object(name)
-    directory = os.path.abspath(os.path.join(common.LOG_ROOT, LIBRARY, cfg["agent"]["experiment"]["directory"]))
-    cfg["agent"]["experiment"]["directory"] = directory
-    cfg["agent"]["experiment"]["experiment_name"] = name
-    run_dir = os.path.join(directory, name)
+def _resume_point(ctx: RunContext, run_dir: str) -> tuple[str | None, dict | None]:
+    """Under `fleetlab launch`: the latest agent_<t> checkpoint of this run with its fleetlab_<t>.pt (timestep and
+    RNG states) written after it, i.e. the latest COMPLETE checkpoint; both as rank 0 sees them."""
+    agent_path = state_path = None
     if ctx.is_writer:
-        os.makedirs(run_dir, exist_ok=True)
-    return run_dir
+        folder = os.path.join(run_dir, "checkpoints")
+        state_path = ft.latest_checkpoint(folder, r"fleetlab_\d+\.pt")
+        if state_path is not None:
+            t = re.search(r"(\d+)", os.path.basename(state_path)).group(1)
+            agent_path = next((os.path.join(folder, f) for f in os.listdir(folder) if re.fullmatch(rf"agent_{t}\.\w+", f)), None)
+            state_path = state_path if agent_path else None
+    agent_path, state_path = ft.share_checkpoint(ctx, agent_path), ft.share_checkpoint(ctx, state_path)
+    return agent_path, torch.load(state_path, weights_only=False) if state_path else None
+
+
+class TrainingHooks:
+    """Hooks on skrl's agent, which skrl's trainer calls on every rank with the timestep:
+    - a resumed run starts its trainer at 0, so the agent is handed timestep + offset (and the full total);
+    - upstream writes checkpoints with torch.save / open(path, "wb") straight to the final name: made atomic;
+    - every rank's RNG state is gathered at checkpoint timesteps and written by rank 0 as fleetlab_<t>.pt right
+      after skrl's agent_<t> file: that pair is a complete checkpoint;
+    - SIGINT/SIGTERM, checked at rollout boundaries on all ranks, end training after a checkpoint."""
+
+    def __init__(self, agent, fw, ctx: RunContext, env, cfg: dict, offset: int, task_id: str):
+        self.agent, self.fw, self.ctx, self.env = agent, fw, ctx, env
+        self.offset, self.total = offset, offset + cfg["trainer"]["timesteps"]
+        self.rollouts = cfg["agent"]["rollouts"]
+        self.interval = cfg["agent"]["experiment"]["checkpoint_interval"]  # skrl zeroes it on ranks > 0
+        self.task_id, self.stop, self.rng_states = task_id, ft.StopRequest().install(), None
+        self.folder = os.path.join(agent.experiment_dir, "checkpoints")
+        for name in ("pre_interaction", "act", "record_transition"):
+            setattr(agent, name, self._shifted(getattr(agent, name)))
+        self._post, self._write = agent.post_interaction, agent.write_checkpoint
+        agent.post_interaction, agent.write_checkpoint = self.post_interaction, self.write_checkpoint
+
+    def _shifted(self, method):
+        def call(*args, timestep, timesteps, **kwargs):
+            return method(*args, timestep=timestep + self.offset, timesteps=self.total, **kwargs)
+
+        return call
+
+    def write_checkpoint(self, timestep: int, timesteps: int) -> None:
+        with self.fw.atomic_checkpoints():
+            self._write(timestep=timestep, timesteps=timesteps)
+        ft.atomic_torch_save({"timestep": timestep, "rng": self.rng_states, "task": self.task_id},
+                             os.path.join(self.folder, f"fleetlab_{timestep}.pt"))
+
+    def post_interaction(self, *, timestep: int, timesteps: int) -> None:
+        t = timestep + self.offset + 1  # skrl's own +1: the number of steps done
+        signum = self.stop.agreed(self.ctx) if t % self.rollouts == 0 else 0
+        if signum or (self.interval and t % self.interval == 0):
+            self.rng_states = ft.gather_rng(self.ctx, self.env, self.fw.rng_extra())
+        self._post(timestep=t - 1, timesteps=self.total)
+        if signum:
+            if self.ctx.is_writer:
+                self.write_checkpoint(timestep=t, timesteps=self.total)
+            raise ft.GracefulStop(signum, os.path.join(self.folder, f"agent_{t}"))
 
 
 def train(args) -> dict:
     ctx, framework, env, cfg = _setup(args, play=False)
     task_id = resolve(args.task).id
-    run_dir = _experiment_dir(ctx, cfg, framework)
+    run_dir = common.make_run_dir(ctx, LIBRARY, cfg["agent"]["experiment"]["directory"], f"ppo_{framework}")
+    cfg["agent"]["experiment"]["directory"], cfg["agent"]["experiment"]["experiment_name"] = os.path.split(run_dir)
     if ctx.is_writer:
         print(f"[fleetlab] {task_id} with skrl-{framework}: {env.num_envs} envs per process x {ctx.world_size} "
               f"process(es) = {env.num_envs * ctx.world_size} envs; logs in {run_dir}", flush=True)
@@ -112,11 +182,21 @@ def train(args) -> dict:
         common.write_json(os.path.join(run_dir, "params", "agent.json"), cfg)
     print(f"[fleetlab] {ctx.summary()}", flush=True)
     fw = _framework_module(ctx, framework)
-    runner, wrapped = fw.build_runner(env, cfg)
+    path, state = None, None
     if args.checkpoint:
         path = _checkpoint(os.path.basename(cfg["agent"]["experiment"]["directory"]), framework, args.checkpoint)
         common.check_checkpoint_task(path, task_id)
-        runner.agent.load(path)
+    elif ft.launched_run_dir():
+        path, state = _resume_point(ctx, run_dir)
+    offset = min(state["timestep"], cfg["trainer"]["timesteps"]) if state else 0
+    cfg["trainer"]["timesteps"] -= offset  # the trainer runs the rest; TrainingHooks shifts its timesteps
+    runner, wrapped = fw.build_runner(env, cfg)
+    hooks = TrainingHooks(runner.agent, fw, ctx, env, cfg, offset, task_id)
+    if path is not None:
+        runner.agent.load(path)  # models, optimizer, observation/value normalizers
+        if state and ft.restore_rng(ctx, state["rng"], env):
+            fw.set_rng_extra(state["rng"][ctx.rank])
+        print(f"[fleetlab] resuming from {path} at timestep {offset}/{hooks.total}", flush=True)
     start = time.time()
     runner.run("train")
     wall = time.time() - start

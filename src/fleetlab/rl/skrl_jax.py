@@ -12,6 +12,7 @@ import numpy as np
 
 with mock.patch.object(jax.distributed, "initialize", lambda *a, **k: None):
     import skrl
+    from skrl.agents.jax import base as skrl_agent_base
     from skrl.agents.jax.ppo import ppo as skrl_ppo
     from skrl.envs.wrappers.jax.base import Wrapper
     from skrl.models.jax import base as skrl_model_base
@@ -19,6 +20,7 @@ with mock.patch.object(jax.distributed, "initialize", lambda *a, **k: None):
     from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum
+from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.skrl import SkrlEnvMixin
 
 skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
@@ -85,8 +87,7 @@ class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
 
     def reset(self):
         if self._obs is None:
-            self._env.reset()
-            self._obs = self._unwrapped.state.obs
+            self._obs = self._unwrapped.state.obs  # built reset; see RlGamesVecEnv.reset
         return self._obs, {}
 
     def step(self, actions):
@@ -129,3 +130,17 @@ def policy_fn(agent):
         return to_torch(jnp.asarray(outputs["mean_actions"])).to(torch.float32)
 
     return act
+
+
+def atomic_checkpoints():
+    """Upstream's write_checkpoint pickles into open(path, "wb") at the final file name: made atomic while it runs."""
+    return mock.patch.object(skrl_agent_base, "open", ft.atomic_open, create=True)
+
+
+def rng_extra() -> dict:
+    return {"skrl_jax_key": np.asarray(skrl.config.jax.key)}  # skrl's uint32 PRNG key for action sampling
+
+
+def set_rng_extra(state: dict) -> None:
+    if "skrl_jax_key" in state:
+        skrl.config.jax.key = jnp.asarray(state["skrl_jax_key"])  # a jax.Array: kept as is (a NumPy one is re-seeded)

@@ -4,6 +4,8 @@ torch.cuda.set_device when it is imported under WORLD_SIZE > 1."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import torch
 from skrl.envs.wrappers.torch.base import Wrapper
 from skrl.resources.preprocessors.torch import RunningStandardScaler
@@ -12,6 +14,7 @@ from skrl.utils.runner.torch import Runner
 from fleetlab.distributed import parameter_checksum
 from fleetlab.rl.skrl import SkrlEnvMixin
 from fleetlab.distributed.sync import global_batch_moments
+from fleetlab.rl import fault_tolerance as ft
 
 
 class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
@@ -19,7 +22,7 @@ class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
 
     def reset(self):
         if self._obs is None:
-            self._obs = self._env.reset()[0]["policy"]
+            self._obs = self._env.observations["policy"]  # built reset; see RlGamesVecEnv.reset
         return self._obs, {}
 
     def step(self, actions: torch.Tensor):
@@ -59,3 +62,16 @@ def policy_fn(agent):
         return outputs["mean_actions"]
 
     return act
+
+
+def atomic_checkpoints():
+    """Upstream's write_checkpoint torch.save()s straight to the final file name: made atomic while it runs."""
+    return mock.patch.object(torch, "save", ft.atomic_torch_save)
+
+
+def rng_extra() -> dict:
+    return {}  # skrl-torch draws from torch's RNG, which fault_tolerance.rng_state already holds
+
+
+def set_rng_extra(_state: dict) -> None:
+    pass

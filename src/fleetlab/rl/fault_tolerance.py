@@ -1,0 +1,193 @@
+"""What a training run needs to survive a kill or a stop: atomic checkpoint files, the per-rank RNG state, the latest
+complete checkpoint of a run directory, and a graceful stop on SIGINT/SIGTERM that every rank agrees on.
+
+The adapters (rl/rsl_rl.py, rl/rl_games.py, rl/skrl.py) call these at their libraries' iteration boundaries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import random
+import re
+import signal
+import tempfile
+
+import numpy as np
+import torch
+
+from fleetlab.distributed import RunContext
+
+RUN_DIR_VAR = "FLEETLAB_RUN_DIR"  # set by `fleetlab launch`: every restart of the group trains in this directory
+
+
+class GracefulStop(Exception):
+    """Raised at an iteration boundary after SIGINT/SIGTERM, once the checkpoint is written."""
+
+    def __init__(self, signum: int, checkpoint: str | None):
+        super().__init__(f"stopped by {signal.Signals(signum).name}; checkpoint: {checkpoint}")
+        self.signum, self.checkpoint = signum, checkpoint
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum  # the shell's convention: 130 for SIGINT, 143 for SIGTERM
+
+
+# -- atomic files ----------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def atomic_write(path: str):
+    """A binary file object for `path` that appears there only once fully written: temporary file in the same
+    folder, fsync, rename. A crash (or kill -9) mid-write leaves the previous file, never a truncated one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(tmp)
+        raise
+
+
+_torch_save = torch.save  # the real one: atomic_torch_save also stands in for torch.save inside skrl
+
+
+def atomic_torch_save(obj, path) -> None:
+    with atomic_write(os.fspath(path)) as f:
+        _torch_save(obj, f)
+
+
+def atomic_open(file, mode="r", *args, **kwargs):
+    """`open` for modules that write checkpoints with open(path, "wb") (skrl-JAX): writes become atomic_write."""
+    if mode in ("wb", "w+b") and not args and not kwargs:
+        return atomic_write(os.fspath(file))
+    return open(file, mode, *args, **kwargs)
+
+
+def latest_checkpoint(folder: str, pattern: str) -> str | None:
+    """The most recently completed checkpoint in `folder` whose name matches `pattern` (temporary files of an
+    interrupted write never match: they end in .tmp). Completion time = the rename, i.e. the file's mtime."""
+    if not os.path.isdir(folder):
+        return None
+    paths = [os.path.join(folder, f) for f in os.listdir(folder) if re.fullmatch(pattern, f)]
+    return max(paths, key=os.path.getmtime) if paths else None
+
+
+def launched_run_dir() -> str | None:
+    return os.environ.get(RUN_DIR_VAR) or None
+
+
+def share_checkpoint(ctx: RunContext, path: str | None) -> str | None:
+    """Rank 0's choice of checkpoint, readable on every rank: other nodes may not share rank 0's disk, so rank 0
+    broadcasts the file's bytes and a rank that cannot see the path reads a local copy."""
+    if not ctx.is_distributed:
+        return path
+    payload = None
+    if ctx.is_writer and path is not None:
+        with open(path, "rb") as f:
+            payload = (path, f.read())
+    payload = ctx.broadcast_object(payload)
+    if payload is None:
+        return None
+    path, data = payload
+    if os.path.isfile(path):
+        return path
+    local = os.path.join(tempfile.mkdtemp(prefix="fleetlab_ckpt_"), os.path.basename(path))
+    with open(local, "wb") as f:
+        f.write(data)
+    return local
+
+
+# -- RNG state -------------------------------------------------------------------------------------------------------
+
+
+def rng_state(env=None, extra: dict | None = None) -> dict:
+    """This process's random state: Python, NumPy, torch (CPU and its CUDA device) and the env's JAX keys."""
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    device = str(getattr(env, "device", "cpu"))
+    if device.startswith("cuda"):
+        state["torch_cuda"] = torch.cuda.get_rng_state(torch.device(device))
+    if env is not None:
+        state["env_key"] = np.asarray(env.state.key)
+    state.update(extra or {})
+    return state
+
+
+def set_rng_state(state: dict, env=None) -> None:
+    import jax
+
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    device = str(getattr(env, "device", "cpu"))
+    if "torch_cuda" in state and device.startswith("cuda"):
+        torch.cuda.set_rng_state(state["torch_cuda"], torch.device(device))
+    if env is not None and "env_key" in state and state["env_key"].shape == tuple(env.state.key.shape):
+        key = jax.device_put(state["env_key"], env.state.key.sharding)
+        env.state = dataclasses.replace(env.state, key=key)
+
+
+def gather_rng(ctx: RunContext, env=None, extra: dict | None = None) -> list[dict]:
+    """Every rank's RNG state, in rank order (a collective: call it on all ranks at the same iteration)."""
+    return ctx.all_gather_object(rng_state(env, extra))
+
+
+def restore_rng(ctx: RunContext, states: list[dict] | None, env=None) -> bool:
+    """Restore this rank's entry of a checkpoint's RNG states. With another world size there is no entry to take:
+    keep the fresh seed (base + rank) and say so."""
+    if not states:
+        return False
+    if len(states) != ctx.world_size:
+        print(f"[fleetlab] checkpoint has RNG states of {len(states)} ranks, this run has {ctx.world_size}: "
+              "RNG streams start from the seeds instead", flush=True)
+        return False
+    set_rng_state(states[ctx.rank], env)
+    return True
+
+
+# -- graceful stop ---------------------------------------------------------------------------------------------------
+
+
+class StopRequest:
+    """SIGINT/SIGTERM handlers that only raise a flag; the training loop checks it at iteration boundaries.
+    A second SIGINT gets Python's default KeyboardInterrupt. torchrun's agent forwards its signal to the workers
+    and SIGKILLs them after its shutdown timeout, so a rank stuck in a collective still ends."""
+
+    def __init__(self):
+        self.signum = 0
+        self._previous = {}
+
+    def install(self) -> "StopRequest":
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:  # not the main thread (e.g. inside a test runner thread)
+                pass
+        print("[fleetlab] on SIGINT/SIGTERM: stop at the next iteration boundary, after a checkpoint", flush=True)
+        return self
+
+    def _handle(self, signum, _frame):
+        if self.signum == signal.SIGINT and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.signum = signum
+        print(f"[fleetlab] {signal.Signals(signum).name} received: stopping after this iteration (checkpoint first)",
+              flush=True)
+
+    def agreed(self, ctx: RunContext) -> int:
+        """The signal number if ANY rank was asked to stop (a collective), else 0: all ranks stop together."""
+        if not ctx.is_distributed:
+            return self.signum
+        if ctx.backend == "jax":
+            return max(ctx.all_gather_object(self.signum))
+        import torch.distributed as dist
+
+        flag = torch.tensor([self.signum], device=ctx.device if ctx.backend == "nccl" else "cpu")
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        return int(flag.item())

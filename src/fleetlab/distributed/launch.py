@@ -173,6 +173,10 @@ def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
         args += ["--rdzv_backend", "c10d", "--rdzv_endpoint", f"localhost:{opts.master_port}"]
     else:
         args += ["--standalone"]  # a free port on localhost
+    # Upstream's c10d rendezvous shares ONE TCPStore with the workers for the whole job, with no per-attempt prefix:
+    # after a restart, the new gloo group reads the dead workers' addresses left in it and fails ("Connection
+    # refused"). torch's own switch gives every rendezvous round a fresh store, hosted by the new rank 0.
+    os.environ.setdefault("TORCH_DISABLE_SHARE_RDZV_TCP_STORE", "1")
     targs = torchrun.parse_args(args + worker)
     try:
         torchrun.run(targs)

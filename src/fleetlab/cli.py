@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -31,6 +32,21 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
     except GracefulStop as stop:
         print(f"[fleetlab] {stop}", flush=True)
         return stop.exit_code
+    except BaseException as err:
+        jax_dist = sys.modules.get("fleetlab.distributed.jax_dist")
+        if jax_dist is not None and jax_dist.is_running():
+            # A failing jax.distributed process hangs at exit: shutdown() waits at a barrier for the other
+            # processes, and so does the runtime's own teardown. Report, then leave at once.
+            if isinstance(err, USER_ERRORS):
+                print(f"fleetlab: error: {_message(err)}", file=sys.stderr, flush=True)
+            else:
+                import traceback
+
+                traceback.print_exc()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(2 if isinstance(err, USER_ERRORS) else 1)
+        raise
     return 0
 
 

@@ -22,6 +22,12 @@ def initialize(coordinator: str, world_size: int, rank: int, local_rank: int, on
     )
 
 
+def is_running() -> bool:
+    from jax._src import distributed
+
+    return distributed.global_state.client is not None
+
+
 def shutdown() -> None:
     try:
         jax.distributed.shutdown()

@@ -122,10 +122,15 @@ def _launch(opts, command: list[str]) -> int:
     if library is not None:
         if "--distributed" not in rest:
             rest = [*rest, "--distributed"]  # implied: the launcher exists to run several processes
+        import contextlib
+        import io
+
+        usage = io.StringIO()
         try:
-            train_args = rl_args.parse(library, play=False, argv=rest)
-        except SystemExit as exit_:  # argparse already printed its one-line error
-            return int(exit_.code or 2)
+            with contextlib.redirect_stderr(usage):
+                train_args = rl_args.parse(library, play=False, argv=rest)
+        except SystemExit as exit_:  # argparse printed usage + "error: ..."; keep the error line
+            return _error(usage.getvalue().strip().splitlines()[-1].split("error: ", 1)[-1]) if exit_.code else 0
         framework, device = getattr(train_args, "ml_framework", "torch"), train_args.device
         _check_gpus(opts.nproc_per_node, device)
         if max_nodes > 1 and not opts.rdzv_id:

@@ -40,6 +40,22 @@ def _env():
     return env
 
 
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_workers():
+    """A failing test must not leave workers behind to slow down the next ones."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        try:
+            for child in [*psutil.Process(proc.pid).children(recursive=True), psutil.Process(proc.pid)]:
+                child.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
 class Launch:
     """A `fleetlab launch` process whose console output is collected as it comes."""
 
@@ -48,6 +64,7 @@ class Launch:
 
         self.proc = subprocess.Popen([PYTHON, "-m", "fleetlab", "launch", *args], cwd=cwd, env={**_env(), **(env or {})},
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        STARTED.append(self.proc)
         self.chunks: list[str] = []
         self.reader = threading.Thread(target=lambda: self.chunks.extend(iter(lambda: self.proc.stdout.read(256), "")))
         self.reader.start()
@@ -142,6 +159,7 @@ def test_a_raise_in_rank_1_ends_every_rank_within_60_s(in_tmp, launcher):
                *train]
     proc = subprocess.Popen(cmd, cwd=in_tmp, env={**_env(), "FAIL_STAMP": stamp, "FAIL_AT": "3"},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    STARTED.append(proc)
     children = []
     while proc.poll() is None and not os.path.exists(stamp):
         children = psutil.Process(proc.pid).children(recursive=True) or children

@@ -1,0 +1,67 @@
+"""Atomic checkpoint files, the latest complete checkpoint, RNG state round trips, and the NaN-action error."""
+
+import os
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from fleetlab.distributed import RunContext
+from fleetlab.rl import fault_tolerance as ft
+
+
+class Unpicklable:
+    def __reduce__(self):
+        raise RuntimeError("dies mid-write")
+
+
+def test_a_failed_write_leaves_the_previous_checkpoint_and_no_partial_file(tmp_path):
+    path = tmp_path / "model_1.pt"
+    ft.atomic_torch_save({"w": torch.ones(3)}, path)
+    with pytest.raises(RuntimeError, match="dies mid-write"):
+        ft.atomic_torch_save({"w": torch.zeros(1000), "bad": Unpicklable()}, path)
+    assert torch.equal(torch.load(path)["w"], torch.ones(3))  # the old file is intact
+    assert os.listdir(tmp_path) == ["model_1.pt"]  # no temporary file left behind
+
+
+def test_atomic_open_for_pickle_writers(tmp_path):
+    import pickle
+
+    path = tmp_path / "agent_8.pickle"
+    with ft.atomic_open(path, "wb") as f:
+        pickle.dump({"a": 1}, f)
+    with ft.atomic_open(path, "rb") as f:  # other modes are plain open()
+        assert pickle.load(f) == {"a": 1}
+
+
+def test_latest_checkpoint_is_the_last_completed_and_ignores_temporary_files(tmp_path):
+    for name in ("model_5.pt", "model_10.pt"):
+        ft.atomic_torch_save({}, tmp_path / name)
+    (tmp_path / "model_15.pt.abc.tmp").write_bytes(b"half")
+    os.utime(tmp_path / "model_5.pt", (1, 1))
+    assert os.path.basename(ft.latest_checkpoint(str(tmp_path), r"model_\d+\.pt")) == "model_10.pt"
+    assert ft.latest_checkpoint(str(tmp_path / "none"), r"model_\d+\.pt") is None
+
+
+def test_rng_state_round_trip_replays_the_same_draws(tmp_path):
+    from fleetlab.envs import make
+
+    env = make("Isaac-Cartpole-v0", num_envs=4, device="cpu", seed=0)
+    state = ft.rng_state(env)
+    draws = (random.random(), np.random.rand(), torch.rand(1).item())
+    env.state = type(env.state)(**{**env.state.__dict__, "key": env.state.key + 1})
+    ft.set_rng_state(state, env)
+    assert (random.random(), np.random.rand(), torch.rand(1).item()) == draws
+    assert np.array_equal(np.asarray(env.state.key), state["env_key"])
+    ctx = RunContext()
+    assert ft.restore_rng(ctx, [state], env) and not ft.restore_rng(ctx, [state, state], env)  # world size differs
+
+
+def test_nan_actions_are_a_clear_error():
+    from fleetlab.envs import make
+
+    env = make("Isaac-Cartpole-v0", num_envs=4, device="cpu", seed=0)
+    env.step(torch.zeros(4, 1))
+    with pytest.raises(ValueError, match="non-finite"):
+        env.step(torch.full((4, 1), float("nan")))

@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--coordinator_address", default=None, help="JAX: HOST:PORT of process 0 (default: rdzv endpoint)")
     p.add_argument("--max_restarts", "--max-restarts", type=int, default=0, help="restarts of the group on failure")
     p.add_argument("--stop_timeout", type=float, default=20.0,
-                   help="seconds a worker gets to checkpoint and exit after SIGTERM before SIGKILL")
+                   help="seconds a worker gets to checkpoint and exit after SIGTERM before SIGKILL (torch >= 2.12)")
     return p
 
 
@@ -161,8 +161,9 @@ def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
-    args = ["--nnodes", opts.nnodes, "--nproc_per_node", str(opts.nproc_per_node),
-            "--max_restarts", str(opts.max_restarts), "--shutdown_timeout", str(int(opts.stop_timeout))]
+    args = ["--nnodes", opts.nnodes, "--nproc_per_node", str(opts.nproc_per_node), "--max_restarts", str(opts.max_restarts)]
+    if "--shutdown_timeout" in torchrun.get_args_parser()._option_string_actions:  # torch >= 2.12; before: 30 s
+        args += ["--shutdown_timeout", str(int(opts.stop_timeout))]
     if os.environ.get(RUN_DIR_VAR):
         args += ["--log_dir", os.path.join(os.environ[RUN_DIR_VAR], "launch")]  # torchelastic's error files
     if opts.rdzv_endpoint:

@@ -188,11 +188,11 @@ def test_two_elastic_localhost_nodes(in_tmp):
     assert sum("[fleetlab] done in" in o for o in outs) == 1  # one console (rank 0) reports
 
 
-@pytest.mark.parametrize("library", list(LIBRARIES))
+@pytest.mark.parametrize("library", [*LIBRARIES, "skrl-jax"])
 def test_sigterm_stops_gracefully_with_a_checkpoint(in_tmp, library):
-    train_args, subdir, pattern = LIBRARIES[library]
-    train_args = [a for a in train_args if not a.startswith("agent.")]
-    train_args[train_args.index("--max_iterations") + 1] = "5000"
+    train_args = ["--library", library, "--max_iterations", "5000"]
+    if library == "skrl-jax":  # skrl's JAX launcher underneath
+        train_args = ["--library", "skrl", "--ml_framework", "jax", "--max_iterations", "5000"]
     launch = Launch(["--nproc_per_node", "2", "--", "train", *train_args, *SMALL], in_tmp)
     launch.wait_for("stop at the next iteration boundary")  # the handlers are in place: training has started
     time.sleep(3)
@@ -202,8 +202,8 @@ def test_sigterm_stops_gracefully_with_a_checkpoint(in_tmp, library):
     stopped = re.search(r"stopped by SIGTERM; checkpoint: (\S+)", out)
     assert stopped, out[-3000:]
     path = stopped.group(1)
-    if library == "skrl":
-        path += ".pt"
+    if library.startswith("skrl"):
+        path += ".pickle" if library == "skrl-jax" else ".pt"
     assert os.path.isfile(path), path
     import torch
 

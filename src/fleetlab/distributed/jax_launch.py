@@ -8,6 +8,7 @@ flags), with two upstream gaps fixed:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import subprocess
 import sys
@@ -73,6 +74,10 @@ def main() -> int:
     # keeps the child's exit code, and keep hold of the processes to read it and to stop them.
     done = threading.Event()
     threading.Thread(target=_stop_all_when_one_fails, args=(done,), daemon=True).start()
+    # Upstream installs no handler: a SIGTERM kills the launcher and orphans the children. Pass it on instead, so
+    # the workers stop gracefully (checkpoint first) and the launcher exits with their code.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, _frame: [os.kill(p.pid, signum) for p in _started if p.exitcode is None])
     with mock.patch.object(launcher, "_process", _run_child), mock.patch.object(launcher.mp, "Process", TrackedProcess):
         launcher.launch()
     done.set()

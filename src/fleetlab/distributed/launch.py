@@ -219,6 +219,7 @@ def _launch_jax(opts, min_nodes: int, max_nodes: int, train_args: list[str]) -> 
         forward = lambda signum, _frame: proc.send_signal(signum)  # noqa: E731
         previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
         code = proc.wait()
+        code = code if code >= 0 else 128 - code
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if code == 0 or code in (128 + signal.SIGINT, 128 + signal.SIGTERM):

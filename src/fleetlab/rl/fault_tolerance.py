@@ -114,7 +114,7 @@ def rng_state(env=None, extra: dict | None = None) -> dict:
     device = str(getattr(env, "device", "cpu"))
     if device.startswith("cuda"):
         state["torch_cuda"] = torch.cuda.get_rng_state(torch.device(device))
-    if env is not None:
+    if getattr(env, "state", None) is not None:  # fleetlab envs (the pure-torch baseline has no JAX keys)
         state["env_key"] = np.asarray(env.state.key)
     state.update(extra or {})
     return state
@@ -129,7 +129,7 @@ def set_rng_state(state: dict, env=None) -> None:
     device = str(getattr(env, "device", "cpu"))
     if "torch_cuda" in state and device.startswith("cuda"):
         torch.cuda.set_rng_state(state["torch_cuda"], torch.device(device))
-    if env is not None and "env_key" in state and state["env_key"].shape == tuple(env.state.key.shape):
+    if getattr(env, "state", None) is not None and "env_key" in state and state["env_key"].shape == tuple(env.state.key.shape):
         key = jax.device_put(state["env_key"], env.state.key.sharding)
         env.state = dataclasses.replace(env.state, key=key)
 

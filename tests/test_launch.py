@@ -29,7 +29,7 @@ LIBRARIES = {
 # what rank 0 prints on resuming: the first iteration (epoch, timestep) it trains next
 RESUMED = {"rsl_rl": r"auto-resume from \S+: iterations (\d+) to", "rl_games": r"resuming from \S+ at epoch (\d+)/",
            "skrl": r"resuming from \S+ at timestep (\d+)/"}
-EXPERIMENT = {"rsl_rl": "cartpole", "rl_games": "cartpole", "skrl": "cartpole"}
+EXPERIMENT = "cartpole"  # every library's Cartpole experiment folder
 
 
 def _env():
@@ -86,7 +86,7 @@ class Launch:
 
 
 def run_dir_of(root, library):
-    base = os.path.join(root, "logs", library, EXPERIMENT[library])
+    base = os.path.join(root, "logs", library, EXPERIMENT)
     deadline = time.time() + 120
     while time.time() < deadline:
         if os.path.isdir(base) and os.listdir(base):
@@ -183,7 +183,7 @@ def test_two_elastic_localhost_nodes(in_tmp):
     run_dir = os.path.join(in_tmp, "logs", "rsl_rl", "cartpole", "job42")
     summary = json.load(open(os.path.join(run_dir, "summary.json")))
     assert summary["world_size"] == 2 and summary["checksums_identical"]
-    assert {r["node_rank"] for r in summary["ranks"]} == {0, 1} or len({r["pid"] for r in summary["ranks"]}) == 2
+    assert sorted(r["node_rank"] for r in summary["ranks"]) == [0, 1]  # one process on each "node"
     assert os.path.isfile(os.path.join(run_dir, "logs", "rank_1.log"))
     assert sum("[fleetlab] done in" in o for o in outs) == 1  # one console (rank 0) reports
 

@@ -23,8 +23,10 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
 
     from fleetlab.rl import args as rl_args
 
+    from fleetlab.distributed.launch import redirect_worker_output
     from fleetlab.rl.fault_tolerance import GracefulStop
 
+    redirect_worker_output()  # under `fleetlab launch`, ranks > 0 write to their log file
     args = rl_args.parse(library, play=play, argv=argv)
     module = importlib.import_module(f"fleetlab.rl.{library}")
     try:
@@ -38,7 +40,7 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
             # A failing jax.distributed process hangs at exit: shutdown() waits at a barrier for the other
             # processes, and so does the runtime's own teardown. Report, then leave at once.
             if isinstance(err, USER_ERRORS):
-                print(f"fleetlab: error: {_message(err)}", file=sys.stderr, flush=True)
+                print_error(err)
             else:
                 import traceback
 
@@ -59,13 +61,10 @@ def _train_or_play(argv: list[str], play: bool) -> int:
 
 def script_main(library: str, play: bool) -> None:
     """Entry point of scripts/reinforcement_learning/<library>/{train,play}.py: one-line errors, non-zero exit."""
-    from fleetlab.distributed.launch import redirect_worker_output
-
-    redirect_worker_output()
     try:
         code = run_workflow(library, play, sys.argv[1:])
     except USER_ERRORS as err:
-        print(f"fleetlab: error: {_message(err)}", file=sys.stderr, flush=True)
+        print_error(err)
         code = 2
     sys.exit(code)
 
@@ -73,8 +72,10 @@ def script_main(library: str, play: bool) -> None:
 USER_ERRORS = (KeyError, ValueError, FileNotFoundError, RuntimeError, ImportError)
 
 
-def _message(err: BaseException) -> str:
-    return str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+def print_error(err: BaseException) -> None:
+    """The one-line error of a bad input (a KeyError's message without its quotes)."""
+    message = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    print(f"fleetlab: error: {message}", file=sys.stderr, flush=True)
 
 
 def _bench(argv: list[str]) -> int:
@@ -141,9 +142,6 @@ def main(argv: list[str] | None = None) -> int:
         if command == "list":
             return _list(rest)
         if command in ("train", "play"):
-            from fleetlab.distributed.launch import redirect_worker_output
-
-            redirect_worker_output()
             return _train_or_play(rest, play=command == "play")
         if command == "launch":
             from fleetlab.distributed.launch import main as launch_main
@@ -152,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         if command == "bench":
             return _bench(rest)
     except USER_ERRORS as err:
-        print(f"fleetlab: error: {_message(err)}", file=sys.stderr)
+        print_error(err)
         return 2
     print(f"fleetlab: unknown command '{command}'\n{usage}", file=sys.stderr)
     return 2

@@ -84,6 +84,14 @@ def launched_run_dir() -> str | None:
     return os.environ.get(RUN_DIR_VAR) or None
 
 
+def auto_resume_checkpoint(ctx: RunContext, folder: str, pattern: str) -> str | None:
+    """Under `fleetlab launch` (a restart, or a rerun into the same run dir): the latest complete checkpoint in
+    `folder`, as rank 0 sees it, readable on every rank. None outside the launcher or when there is none yet."""
+    if not launched_run_dir():
+        return None
+    return share_checkpoint(ctx, latest_checkpoint(folder, pattern) if ctx.is_writer else None)
+
+
 def share_checkpoint(ctx: RunContext, path: str | None) -> str | None:
     """Rank 0's choice of checkpoint, readable on every rank: other nodes may not share rank 0's disk, so rank 0
     broadcasts the file's bytes and a rank that cannot see the path reads a local copy."""

@@ -219,8 +219,8 @@ def train(args) -> dict:
     if args.checkpoint:
         path = common.resolve_checkpoint(LIBRARY, name, None, args.checkpoint, default=r".*\.pth", subdir="nn")
         common.check_checkpoint_task(path, task_id)
-    elif ft.launched_run_dir():  # a restart of `fleetlab launch`: the latest complete checkpoint of this run
-        path = ft.share_checkpoint(ctx, ft.latest_checkpoint(os.path.join(run_dir, "nn"), r".*\.pth") if ctx.is_writer else None)
+    else:  # a restart of `fleetlab launch`: the latest complete checkpoint of this run (None otherwise)
+        path = ft.auto_resume_checkpoint(ctx, os.path.join(run_dir, "nn"), r".*\.pth")
     if path is not None:
         agent.restore(path)  # weights, optimizer, normalizers, epoch and frame counters
         ft.restore_rng(ctx, torch.load(path, map_location="cpu", weights_only=False).get("fleetlab_rng"), env)

@@ -217,15 +217,14 @@ def train(args) -> dict:
         print(f"[fleetlab] resuming from {path}", flush=True)
         runner.load(path, map_location=ctx.device)
         ft.restore_rng(ctx, _rng_of(path), env)
-    elif ft.launched_run_dir():  # a restart of `fleetlab launch`: continue to the same final iteration
-        path = ft.share_checkpoint(ctx, ft.latest_checkpoint(run_dir, r"model_\d+\.pt") if ctx.is_writer else None)
-        if path is not None:
-            runner.load(path, map_location=ctx.device)
-            runner.current_learning_iteration += 1  # the saved iteration is complete
-            ft.restore_rng(ctx, _rng_of(path), env)
-            iterations = max(cfg["max_iterations"] - runner.current_learning_iteration, 0)
-            print(f"[fleetlab] auto-resume from {path}: iterations {runner.current_learning_iteration} to "
-                  f"{cfg['max_iterations'] - 1}", flush=True)
+    elif (path := ft.auto_resume_checkpoint(ctx, run_dir, r"model_\d+\.pt")) is not None:
+        # a restart of `fleetlab launch`: continue to the same final iteration
+        runner.load(path, map_location=ctx.device)
+        runner.current_learning_iteration += 1  # the saved iteration is complete
+        ft.restore_rng(ctx, _rng_of(path), env)
+        iterations = max(cfg["max_iterations"] - runner.current_learning_iteration, 0)
+        print(f"[fleetlab] auto-resume from {path}: iterations {runner.current_learning_iteration} to "
+              f"{cfg['max_iterations'] - 1}", flush=True)
 
     runner.stop.install()
     start = time.time()

@@ -82,7 +82,11 @@ r = subprocess.run([sys.executable, "-m", "fleetlab", "launch", "--nproc_per_nod
 results["two_procs_one_gpu"] = {"rc": r.returncode, "stderr": r.stderr}
 results["machine"] = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
                                     text=True).stdout.strip()
-results["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+# .git does not travel to the device: the caller passes the commit (FLEETLAB_COMMIT=$(git rev-parse HEAD))
+results["commit"] = os.environ.get("FLEETLAB_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
+                                                                      text=True).stdout.strip()
+results["date"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+results["command"] = "python3 benchmarks/device_launch.py (after the .whl install line of benchmarks/device_run.sh)"
 json.dump(results, open(os.path.join(OUT, "launch_gpu.json"), "w"), indent=2)
 print(json.dumps({k: {kk: vv for kk, vv in v.items() if kk != "tail"} if isinstance(v, dict) else v
                   for k, v in results.items()}, indent=1))

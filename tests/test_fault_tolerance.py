@@ -63,5 +63,29 @@ def test_nan_actions_are_a_clear_error():
 
     env = make("Isaac-Cartpole-v0", num_envs=4, device="cpu", seed=0)
     env.step(torch.zeros(4, 1))
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="non-finite .*actions"):
         env.step(torch.full((4, 1), float("nan")))
+
+
+def test_non_finite_physics_is_a_clear_error():
+    """Finite actions, but a state that blows up: the env's own check (which replaces rsl_rl's per-step
+    check_nan in our runner) names the physics."""
+    import jax.numpy as jnp
+
+    from fleetlab.envs import make
+
+    env = make("Isaac-Cartpole-v0", num_envs=4)
+    env.state = env.state.replace(qvel=env.state.qvel.at[1, 1].set(jnp.inf))
+    with pytest.raises(ValueError, match="non-finite .* observations or rewards .* physics"):
+        env.step(torch.zeros(4, 1))
+
+
+def test_gpu_checks_only_every_nth_step(monkeypatch):
+    from fleetlab.envs import make
+
+    env = make("Isaac-Cartpole-v0", num_envs=2)
+    calls = []
+    monkeypatch.setattr(env, "device", "cuda:0")  # the sampling rule only; the arrays stay on the CPU
+    for _ in range(2 * env.NAN_CHECK_EVERY):
+        env._check_finite(lambda: calls.append(1) or (True, True))
+    assert len(calls) == 2

@@ -1,6 +1,7 @@
 """rsl_rl workflow: the gloo/CPU runner fix, synced logging, training that balances, torchrun and 2 localhost nodes."""
 
 import glob
+import math
 import json
 import os
 import re
@@ -140,3 +141,39 @@ def test_checkpoint_from_another_task_is_refused(tmp_path):
     with pytest.raises(ValueError, match="trained on 'Fleet-Cartpole-Direct-v0', not 'Fleet-Cartpole-v0'"):
         check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-v0")
     check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-Direct-v0")
+
+
+def test_synced_logger_reads_the_device_once_per_iteration_and_keeps_upstream_order():
+    """Episodes that end at different steps reach the 100-episode buffers in upstream's (step, env) order,
+    with their returns and lengths, and the env's LazyLog rows become per-key samples."""
+    from fleetlab.distributed import RunContext
+    from fleetlab.envs.vec_env import LazyLog
+    from fleetlab.rl.rsl_rl import SyncedLogger
+    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+
+    logger = SyncedLogger(log_dir=None, cfg=cfg(), env_cfg={}, num_envs=3, is_distributed=False, gpu_world_size=1,
+                          gpu_global_rank=0, device="cpu", ctx=RunContext())
+    names = ["Episode_Reward/alive", "Episode_Termination/time_out"]
+    dones = [[0, 1, 0], [1, 0, 0], [0, 1, 1]]
+    for step, d in enumerate(dones):
+        log = LazyLog(names, torch.tensor([float("nan") if step == 0 else step, 1.0]))
+        logger.process_env_step(torch.tensor([1.0, 2.0, 3.0]), torch.tensor(d, dtype=torch.float), {"log": log})
+    samples = logger._drain()
+    # env 1 ends at step 0 (return 2, length 1); env 0 at step 1 (2, 2); env 1 (2*2=4, 2) and env 2 (9, 3) at step 2
+    assert list(logger.rewbuffer) == [2.0, 2.0, 4.0, 9.0]
+    assert list(logger.lenbuffer) == [1.0, 2.0, 2.0, 3.0]
+    assert samples["Episode_Reward/alive"][1:] == [1.0, 2.0] and math.isnan(samples["Episode_Reward/alive"][0])
+    assert logger.cur_reward_sum.tolist() == [1.0, 0.0, 0.0], "env 0 runs on after its episode ended at step 1"
+    assert not logger.ep_extras and not logger._steps
+
+
+def test_runner_turns_off_the_per_step_nan_check_unless_asked():
+    from fleetlab.distributed import RunContext
+    from fleetlab.envs import make
+    from fleetlab.rl.rsl_rl import FleetOnPolicyRunner, RslRlVecEnvWrapper
+    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+
+    env = RslRlVecEnvWrapper(make("Isaac-Cartpole-v0", num_envs=2))
+    assert FleetOnPolicyRunner(env, cfg(), log_dir=None, ctx=RunContext()).cfg["check_for_nan"] is False
+    explicit = {**cfg(), "check_for_nan": True}
+    assert FleetOnPolicyRunner(env, explicit, log_dir=None, ctx=RunContext()).cfg["check_for_nan"] is True

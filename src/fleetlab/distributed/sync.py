@@ -47,12 +47,12 @@ def nanmean_over_ranks(samples: dict[str, list[float]], device: str) -> dict[str
     keys = sorted(samples)
     if not keys:
         return {}
-    stats = torch.zeros(len(keys), 2, dtype=torch.float64, device=device)
+    stats = torch.zeros(len(keys), 2, dtype=torch.float64)  # filled on the host, sent to the device once
     for i, key in enumerate(keys):
         vals = torch.tensor(samples[key], dtype=torch.float64)
         vals = vals[~torch.isnan(vals)]
         stats[i, 0], stats[i, 1] = vals.sum(), vals.numel()
-    stats = all_reduce_sum(stats).cpu()
+    stats = all_reduce_sum(stats.to(device)).cpu()
     return {k: float(stats[i, 0] / stats[i, 1]) for i, k in enumerate(keys) if stats[i, 1] > 0}
 
 

@@ -31,12 +31,21 @@ def to_jax(tensor: torch.Tensor) -> jax.Array:
 
 
 class LazyLog(Mapping):
-    """extras["log"] for the JAX view: one small array, indexed only when a key is read (an eager JAX index per
-    key and step would cost more than the step)."""
+    """extras["log"]: one small array (JAX or torch), indexed only when a key is read. An eager index per key and
+    step would cost more than the step; a logger that knows this class keeps `values` whole and reads it once per
+    iteration."""
 
-    def __init__(self, names: list[str], values: jax.Array):
+    def __init__(self, names: list[str], values):
         self._index = {n: i for i, n in enumerate(names)}
         self._values = values
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._index)
+
+    @property
+    def values(self):
+        return self._values
 
     def __getitem__(self, key: str) -> jax.Array:
         return self._values[self._index[key]]
@@ -129,11 +138,11 @@ class VecEnv(gymnasium.Env):
         """The native JAX view: (obs, reward, terminated, truncated, extras) as JAX arrays on the env's device."""
         if action.shape != (self.num_envs, self.num_actions) or action.dtype != jnp.float32:
             action = jnp.asarray(action, jnp.float32).reshape(self.num_envs, self.num_actions)
-        self._check_actions(lambda: bool(jnp.isfinite(action).all()))
         t0 = time.perf_counter() if self.compile_s is None else 0.0
         self.state, obs, reward, terminated, truncated, log = self._step_jax_fn(self.state, action)
         if self.compile_s is None:
             self._record_compile(t0, obs)
+        self._check_finite(lambda: (bool(jnp.isfinite(action).all()), bool(jnp.isfinite(obs).all() & jnp.isfinite(reward).all())))
         return obs, reward, terminated, truncated, {"time_outs": truncated, "log": LazyLog(self.log_names, log)}
 
     def step(self, action: torch.Tensor):
@@ -141,31 +150,41 @@ class VecEnv(gymnasium.Env):
         with the env's JAX buffers (DLPack, no copy)."""
         if action.shape != (self.num_envs, self.num_actions):
             action = action.reshape(self.num_envs, self.num_actions)
-        self._check_actions(lambda: bool(torch.isfinite(action).all()))
         t0 = time.perf_counter() if self.compile_s is None else 0.0
         self.state, packed, log = self._step_fn(self.state, to_jax(action.to(torch.float32)))
         if self.compile_s is None:
             self._record_compile(t0, packed)
         packed_t, log_t = to_torch(packed), to_torch(log)
+        self._check_finite(lambda: torch.stack([torch.isfinite(action).all(), torch.isfinite(packed_t).all()]).tolist())
         n = self.num_obs
         obs = packed_t[:, :n]
         reward = packed_t[:, n]
         terminated = packed_t[:, n + 1].bool()
         truncated = packed_t[:, n + 2].bool()
-        extras = {"time_outs": truncated, "log": {name: log_t[i] for i, name in enumerate(self.log_names)}}
+        extras = {"time_outs": truncated, "log": LazyLog(self.log_names, log_t)}
         return {"policy": obs}, reward, terminated, truncated, extras
 
-    NAN_CHECK_EVERY = 16  # on a GPU, the actions of every 16th step are checked (each check waits for the device)
+    NAN_CHECK_EVERY = 16  # on a GPU, every 16th step is checked (each check waits for the device)
 
-    def _check_actions(self, finite) -> None:
-        """NaN/inf actions (a diverged policy) would silently turn the physics into NaN: fail with a clear error.
-        A diverged policy stays diverged, so on a GPU checking every NAN_CHECK_EVERY-th step finds it without a
-        device sync (and extra kernels) on every step; on CPU every step is checked."""
+    def _check_finite(self, finite) -> None:
+        """NaN/inf actions (a diverged policy) silently turn the physics into NaN, and an unstable model can blow
+        up on its own: fail with a clear error. `finite()` gives (actions finite, obs and rewards finite). A
+        diverged run stays diverged, so on a GPU checking every NAN_CHECK_EVERY-th step finds it without a device
+        sync on every step; on CPU every step is checked. (It stands in for rsl_rl's per-step check_nan, which
+        our runner turns off: that one costs three host syncs per step.)"""
         self._steps += 1
-        if (self.device == "cpu" or self._steps % self.NAN_CHECK_EVERY == 0) and not finite():
+        if self.device != "cpu" and self._steps % self.NAN_CHECK_EVERY:
+            return
+        actions_ok, outputs_ok = finite()
+        if not actions_ok:
             raise ValueError(
                 f"non-finite (NaN or inf) actions reached the env at step {self._steps}: the policy diverged; "
                 "lower the learning rate or check the observations"
+            )
+        if not outputs_ok:
+            raise ValueError(
+                f"the env returned non-finite (NaN or inf) observations or rewards at step {self._steps}: the physics "
+                "went unstable; lower sim_dt or the action scale"
             )
 
     @property

@@ -18,6 +18,7 @@ from tensordict import TensorDict
 
 from fleetlab.distributed import RunContext, all_reduce_sum, nanmean_over_ranks, parameter_checksum
 from fleetlab.envs.registry import agent_cfg, resolve
+from fleetlab.envs.vec_env import LazyLog
 from fleetlab.rl import common
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
@@ -67,28 +68,47 @@ class SyncedLogger(Logger):
         self.local_fps: list[float] = []  # this rank's own training FPS per iteration (for `fleetlab bench`)
         self.split: list[tuple[float, float]] = []  # (rollout s, PPO update s) per iteration
         self.iteration_end = lambda it, total_it: None  # set by FleetOnPolicyRunner: checkpoints and stops
+        self._steps: list[torch.Tensor] = []  # per env step: (ended, return so far, length so far) of every env
+        self.log_names: list[str] | None = None
 
     def process_env_step(self, rewards, dones, extras, intrinsic_rewards=None) -> None:
-        # Upstream skips this on ranks without a writer; we need every rank's episodes.
+        # Upstream skips this on ranks without a writer (we need every rank's episodes), and it copies the ended
+        # episodes to the host at every step (nonzero + .cpu(): two device syncs per step). Here a step only
+        # queues device tensors; `_drain` reads them once per iteration.
         if "log" in extras:
-            self.ep_extras.append(extras["log"])
+            log = extras["log"]
+            self.ep_extras.append(log.values if isinstance(log, LazyLog) else log)
+            self.log_names = log.names if isinstance(log, LazyLog) else None
         self.cur_reward_sum += rewards
         self.cur_episode_length += 1
         ended = dones > 0
-        if ended.any():
-            self.rewbuffer.extend(self.cur_reward_sum[ended].tolist())
-            self.lenbuffer.extend(self.cur_episode_length[ended].tolist())
-            self.cur_reward_sum[ended] = 0
-            self.cur_episode_length[ended] = 0
+        self._steps.append(torch.stack([ended.float(), self.cur_reward_sum, self.cur_episode_length], 1))
+        self.cur_reward_sum.masked_fill_(ended, 0)
+        self.cur_episode_length.masked_fill_(ended, 0)
+
+    def _drain(self) -> dict[str, list[float]]:
+        """This iteration's ended episodes into the 100-episode buffers, and the env's log rows as samples."""
+        if self._steps:
+            steps = torch.stack(self._steps).flatten(0, 1)  # (step, env) order, as upstream extends its buffers
+            ended = steps[steps[:, 0] > 0].cpu()
+            self.rewbuffer.extend(ended[:, 1].tolist())
+            self.lenbuffer.extend(ended[:, 2].tolist())
+            self._steps.clear()
+        samples = {"Train/mean_reward": list(self.rewbuffer), "Train/mean_episode_length": list(self.lenbuffer)}
+        if self.ep_extras and self.log_names is not None:
+            rows = torch.stack(self.ep_extras).cpu()
+            for i, key in enumerate(self.log_names):
+                samples[key] = rows[:, i].tolist()
+        else:  # plain dicts of scalars (other envs)
+            for key in dict.fromkeys(k for ep in self.ep_extras for k in ep):
+                samples[key] = [float(ep[key]) for ep in self.ep_extras if key in ep]
+        self.ep_extras.clear()
+        return samples
 
     def log(self, it, start_it, total_it, collect_time, learn_time, loss_dict, learning_rate, action_std, rnd_weight, **_):
         steps = self.cfg["num_steps_per_env"] * self.num_envs
         fps = float(all_reduce_sum(torch.tensor([steps / (collect_time + learn_time)], device=self.device)).item())
-        samples = {"Train/mean_reward": list(self.rewbuffer), "Train/mean_episode_length": list(self.lenbuffer)}
-        for key in dict.fromkeys(k for ep in self.ep_extras for k in ep):
-            samples[key] = [float(ep[key]) for ep in self.ep_extras if key in ep]
-        stats = nanmean_over_ranks(samples, self.device)
-        self.ep_extras.clear()
+        stats = nanmean_over_ranks(self._drain(), self.device)
         self.tot_timesteps += steps * self.gpu_world_size
         self.tot_time += collect_time + learn_time
         self.fps_history.append(fps)
@@ -125,7 +145,12 @@ class FleetOnPolicyRunner(OnPolicyRunner):
 
     def __init__(self, env, train_cfg: dict, log_dir: str | None, ctx: RunContext):
         self.ctx = ctx
+        # Upstream's check_nan runs three `.any()` host syncs per env step, which stop the CPU from queuing the
+        # next step while the GPU works. Our VecEnv checks actions, observations and rewards itself, on every
+        # 16th step on a GPU (VecEnv._check_finite). An explicit `check_for_nan` in the config still wins.
+        train_cfg.setdefault("check_for_nan", False)
         super().__init__(env, train_cfg, log_dir=log_dir, device=ctx.device)
+        self._use_fused_optimizer()
         self.logger = SyncedLogger(
             log_dir=log_dir, cfg=self.cfg, env_cfg=env.cfg, num_envs=env.num_envs, is_distributed=self.is_distributed,
             gpu_world_size=self.gpu_world_size, gpu_global_rank=self.gpu_global_rank, device=self.device, ctx=ctx,
@@ -134,6 +159,17 @@ class FleetOnPolicyRunner(OnPolicyRunner):
         self.stop = ft.StopRequest()
         self.rng_states: list[dict] | None = None
         self.task_id: str | None = None
+
+    def _use_fused_optimizer(self) -> None:
+        # Upstream builds torch.optim.Adam with its defaults (the multi-tensor "foreach" kernels). The PPO update
+        # of a small MLP is launch-bound, so on CUDA the single-kernel fused Adam is used: same maths, same
+        # state_dict format (checkpoints load either way).
+        opt = self.alg.optimizer
+        if torch.device(self.device).type != "cuda" or type(opt) not in (torch.optim.Adam, torch.optim.AdamW):
+            return
+        group = {k: v for k, v in opt.param_groups[0].items() if k not in ("params", "foreach", "fused")}
+        params = [p for g in opt.param_groups for p in g["params"]]
+        self.alg.optimizer = type(opt)(params, **group, fused=True)
 
     def _iteration_end(self, it: int, total_it: int) -> None:
         # Called on EVERY rank after each iteration's update (upstream saves on rank 0 only, right after).

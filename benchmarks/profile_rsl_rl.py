@@ -3,9 +3,9 @@ inference, env step (JAX + DLPack) and bookkeeping, and the CUDA kernel launches
 
     python benchmarks/profile_rsl_rl.py --num_envs 4096 --device cuda:0 --json out.json
 
-Variants, measured in the same process: `fleetlab` (our runner as shipped), `upstream_checks` (rsl_rl's per-step
-check_nan and foreach Adam put back, i.e. the runner before issue F's fixes, minus the logger change) and `compile`
-(rsl_rl's own torch_compile_mode="default" on top of `fleetlab`)."""
+Variants, measured in the same process: `fleetlab` (our runner as shipped), `before_F` (the runner before issue F's
+fixes: rsl_rl's per-step check_nan, foreach Adam, and our old per-step episode bookkeeping with its host syncs)
+and `compile` (rsl_rl's own torch_compile_mode="default" on top of `fleetlab`)."""
 
 from __future__ import annotations
 
@@ -26,16 +26,37 @@ from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg as rsl_cfg
 def build(task: str, num_envs: int, device: str, variant: str) -> FleetOnPolicyRunner:
     env = RslRlVecEnvWrapper(make(task, num_envs=num_envs, device=device))
     cfg = rsl_cfg()
-    if variant == "upstream_checks":
+    if variant == "before_F":
         cfg["check_for_nan"] = True
     if variant == "compile":
         cfg["torch_compile_mode"] = "default"
     runner = FleetOnPolicyRunner(env, cfg, log_dir=None, ctx=RunContext(device=device))
-    if variant == "upstream_checks":  # back to upstream's foreach Adam
+    if variant == "before_F":  # back to upstream's foreach Adam and the old bookkeeping
         opt = runner.alg.optimizer
         params = [p for g in opt.param_groups for p in g["params"]]
         runner.alg.optimizer = torch.optim.Adam(params, lr=opt.param_groups[0]["lr"])
+        runner.logger.process_env_step = _old_bookkeeping(runner.logger)
     return runner
+
+
+def _old_bookkeeping(logger):
+    """SyncedLogger.process_env_step before issue F: a dict of per-key device scalars (one index op per key, as
+    the torch view made them), and `ended.any()` + `.tolist()` host syncs on every step."""
+
+    def process_env_step(rewards, dones, extras, intrinsic_rewards=None):
+        log = extras["log"]
+        logger.ep_extras.append({n: log.values[i] for i, n in enumerate(log.names)})
+        logger.log_names = None
+        logger.cur_reward_sum += rewards
+        logger.cur_episode_length += 1
+        ended = dones > 0
+        if ended.any():
+            logger.rewbuffer.extend(logger.cur_reward_sum[ended].tolist())
+            logger.lenbuffer.extend(logger.cur_episode_length[ended].tolist())
+            logger.cur_reward_sum[ended] = 0
+            logger.cur_episode_length[ended] = 0
+
+    return process_env_step
 
 
 def split_times(runner, iterations: int) -> dict:
@@ -111,7 +132,7 @@ def main() -> None:
     parser.add_argument("--num_envs", type=int, nargs="+", default=[4096])
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--iterations", type=int, default=12)
-    parser.add_argument("--variants", nargs="+", default=["fleetlab", "upstream_checks", "compile"])
+    parser.add_argument("--variants", nargs="+", default=["fleetlab", "before_F", "compile"])
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     out = []

@@ -56,12 +56,15 @@ class Task:
 
     cfg: TaskCfg
     reset: Callable  # (cfg, key, physics) -> (qpos, qvel)
-    observe: Callable  # (cfg, data) -> obs
-    reward_terms: Callable  # (cfg, data, action, terminated) -> dict name -> unweighted term
+    observe: Callable  # (cfg, data, last_action) -> obs
+    reward_terms: Callable  # (cfg, data, action, terminated, prev_qpos) -> dict name -> unweighted term
     terminated: Callable  # (cfg, data) -> bool
-    # Whether `observe` reads kinematics (xpos, xquat, ...). Then a reset runs mjx.forward; cartpole reads only
-    # qpos/qvel and skips it, since the reset branch is computed for every env on every step.
+    # Whether `observe` reads kinematics (xpos, xquat, ...). Then a reset runs mjx.forward; cartpole and the
+    # locomotion tasks read only qpos/qvel and skip it, since the reset branch is computed for every env on every step.
     observe_needs_forward: bool = False
+    # Whether `observe` reads data.cfrc_int (the wrench each body gets from its parent, Isaac Lab's
+    # body_incoming_wrench). Then a step runs MJX's post-constraint RNE once, after the last substep.
+    observe_needs_body_forces: bool = False
     # Optional per-env success test used by `play` (cfg, State) -> bool, e.g. cartpole's |pole| < 0.2 rad.
     success: Callable | None = None
     success_name: str = ""
@@ -87,10 +90,11 @@ class Env:
         if self.task.observe_needs_forward:
             data = self.physics.forward(data)
         zeros = jnp.zeros(len(self.reward_names), jnp.float32)
+        no_action = jnp.zeros(self.cfg.num_actions, jnp.float32)
         return State(
             qpos=data.qpos,
             qvel=data.qvel,
-            obs=self.task.observe(self.cfg, data).astype(jnp.float32),
+            obs=self.task.observe(self.cfg, data, no_action).astype(jnp.float32),
             reward=jnp.zeros((), jnp.float32),
             terminated=jnp.zeros((), bool),
             truncated=jnp.zeros((), bool),
@@ -106,17 +110,21 @@ class Env:
         terminated = self.task.terminated(self.cfg, data)
         # Isaac Lab counts an env that fails on its last step as terminated, not timed out.
         truncated = (length >= self.max_episode_length) & ~terminated
-        terms = self.task.reward_terms(self.cfg, data, action, terminated)
+        terms = self.task.reward_terms(self.cfg, data, action, terminated, state.qpos)
         weighted = jnp.stack([terms[n] for n in self.reward_names]).astype(jnp.float32) * self._weights
         episode_terms = state.episode_terms + weighted
         done = terminated | truncated
+
+        if self.task.observe_needs_body_forces:
+            data = self.physics.body_forces(data)
+        obs = self.task.observe(self.cfg, data, action).astype(jnp.float32)
 
         fresh = self.reset(state.key)
         keep = lambda new, old: jnp.where(done, new, old)  # noqa: E731
         return State(
             qpos=keep(fresh.qpos, data.qpos),
             qvel=keep(fresh.qvel, data.qvel),
-            obs=keep(fresh.obs, self.task.observe(self.cfg, data).astype(jnp.float32)),
+            obs=keep(fresh.obs, obs),
             reward=weighted.sum(),
             terminated=terminated,
             truncated=truncated,

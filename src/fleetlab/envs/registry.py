@@ -124,6 +124,20 @@ def _register_builtin() -> None:
             agents=cartpole_agents,
         )
     )
+    for name, title, what in (
+        ("ant", "Ant", "Ant, Isaac Lab classic terms (60 obs, 8 efforts x 7.5 Nm; walk to +x; ends below 0.31 m)"),
+        ("humanoid", "Humanoid", "Humanoid, Isaac Lab classic terms (87 obs, 21 efforts; walk to +x; ends below 0.8 m)"),
+    ):
+        agents = f"fleetlab.tasks.{name}.agents"
+        register(
+            TaskEntry(
+                f"Fleet-{title}-v0",
+                importlib.import_module(f"fleetlab.tasks.{name}.cfg").make_task,
+                aliases=(f"Isaac-{title}-v0",),
+                description=what,
+                agents={"rsl_rl": f"{agents}:rsl_rl", "rl_games": f"{agents}:rl_games", "skrl": f"{agents}:skrl"},
+            )
+        )
 
 
 _register_builtin()

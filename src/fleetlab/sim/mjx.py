@@ -46,6 +46,7 @@ class Physics:
     template: mjx.Data  # a full Data at the initial state; per-env state overrides only qpos/qvel/warm start
     decimation: int
     device: jax.Device
+    impl: str = "jax"
 
     @property
     def dt(self) -> float:
@@ -68,6 +69,22 @@ class Physics:
     def forward(self, data: mjx.Data) -> mjx.Data:
         return mjx.forward(self.model, data)
 
+    def body_forces(self, data: mjx.Data) -> mjx.Data:
+        """data with cfrc_int/cfrc_ext filled (MuJoCo's mj_rnePostConstraint), from the constraint forces of the
+        step that made `data`. MJX has it only in its JAX implementation and does not export it (3.17)."""
+        if self.impl != "jax":
+            raise NotImplementedError("body forces (the locomotion tasks' feet forces) need physics impl 'jax'")
+        from mujoco.mjx._src.smooth import rne_postconstraint
+
+        return rne_postconstraint(self.model, data)
+
+
+def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
+    """The 6D wrench (torque, force) each body gets from its parent, MuJoCo's cfrc_int (world orientation, about the
+    subtree centre of mass); filled by Physics.body_forces. MJX 3.17 keeps it in the JAX implementation's fields."""
+    impl = getattr(data, "_impl", None)
+    return (impl.cfrc_int if impl is not None and hasattr(impl, "cfrc_int") else data.cfrc_int)[bodies]
+
 
 def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax") -> Physics:
     if impl not in IMPLS:
@@ -82,7 +99,7 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
     model = mjx.put_model(mj_model, device=jax_device, impl=impl)
     template = mjx.make_data(model, device=jax_device, impl=impl)
     template = jax.device_put(template, jax_device)
-    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device)
+    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl)
 
 
-__all__ = ["IMPLS", "Physics", "jax_device_for", "load_physics"]
+__all__ = ["IMPLS", "Physics", "incoming_wrench", "jax_device_for", "load_physics"]

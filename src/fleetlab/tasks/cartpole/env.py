@@ -19,7 +19,7 @@ def reset(cfg: CartpoleCfg, key: jax.Array, physics) -> tuple[jax.Array, jax.Arr
     return qpos, qvel
 
 
-def observe(cfg: CartpoleCfg, data) -> jax.Array:
+def observe(cfg: CartpoleCfg, data, last_action=None) -> jax.Array:
     q, v = data.qpos, data.qvel
     if cfg.obs_order == "pole_cart":
         return jnp.stack([q[POLE], v[POLE], q[CART], v[CART]])
@@ -33,7 +33,7 @@ def terminated(cfg: CartpoleCfg, data) -> jax.Array:
     return out
 
 
-def reward_terms(cfg: CartpoleCfg, data, action: jax.Array, is_terminated: jax.Array) -> dict[str, jax.Array]:
+def reward_terms(cfg: CartpoleCfg, data, action: jax.Array, is_terminated: jax.Array, prev_qpos=None) -> dict[str, jax.Array]:
     failed = is_terminated.astype(jnp.float32)
     return {
         "alive": 1.0 - failed,

@@ -1,8 +1,5 @@
-import os
-
-import yaml
+from fleetlab.tasks import load_agent_yaml
 
 
 def cfg() -> dict:
-    with open(os.path.join(os.path.dirname(__file__), "skrl_ppo_cfg.yaml")) as f:
-        return yaml.safe_load(f)
+    return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")

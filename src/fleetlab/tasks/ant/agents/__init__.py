@@ -1,0 +1,16 @@
+"""ant agent configs for rsl_rl, rl_games and skrl, following Isaac Lab's."""
+
+from fleetlab.tasks import load_agent_yaml
+from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
+
+
+def rsl_rl() -> dict:
+    return rsl_rl_ppo("ant")
+
+
+def rl_games() -> dict:
+    return load_agent_yaml(__file__, "rl_games_ppo_cfg.yaml")
+
+
+def skrl() -> dict:
+    return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")

@@ -1,0 +1,31 @@
+"""Isaac-Humanoid-v0's config (Isaac Lab's manager-based classic Humanoid)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from fleetlab.tasks.locomotion import LocomotionCfg, make_locomotion_task
+
+XML = os.path.join(os.path.dirname(__file__), "humanoid.xml")
+
+
+@dataclasses.dataclass(frozen=True)
+class HumanoidCfg(LocomotionCfg):
+    xml_path: str = XML
+    num_actions: int = 21
+    num_observations: int = 87
+    reward_weights: dict = dataclasses.field(default_factory=lambda: {
+        "progress": 1.0, "alive": 2.0, "upright": 0.1, "move_to_target": 0.5,
+        "action_l2": -0.01, "energy": -0.005, "joint_pos_limits": -0.25,
+    })
+    termination_height: float = 0.8
+    joint_limit_threshold: float = 0.98
+    ang_vel_scale: float = 0.25
+    joint_vel_scale: float = 0.1
+    feet_force_scale: float = 0.01
+    feet: tuple = ("left_foot", "right_foot")
+
+
+def make_task(**overrides):
+    return make_locomotion_task(HumanoidCfg(**overrides))

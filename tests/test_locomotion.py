@@ -1,0 +1,139 @@
+"""Ant and Humanoid (issue G): physics sanity, the Isaac Lab reward terms, resets, and a short training run per
+library. Small num_envs on CPU."""
+
+import math
+import os
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import torch
+from conftest import PYTHON, run_cmd
+
+from fleetlab.envs import make
+from fleetlab.envs.registry import resolve
+
+TASKS = {"Isaac-Ant-v0": (60, 8, 0.31), "Isaac-Humanoid-v0": (87, 21, 0.8)}
+
+
+@pytest.fixture(scope="module", params=list(TASKS))
+def env(request):
+    return make(request.param, num_envs=8, seed=0)
+
+
+def _task_id(env):
+    return "Isaac-Ant-v0" if env.num_actions == 8 else "Isaac-Humanoid-v0"
+
+
+def test_sizes_and_aliases(env):
+    num_obs, num_actions, height = TASKS[_task_id(env)]
+    assert env.observations["policy"].shape == (8, num_obs) and env.num_actions == num_actions
+    assert env.cfg.termination_height == height
+    assert resolve(_task_id(env)).id == _task_id(env).replace("Isaac", "Fleet")
+    assert env.max_episode_length == 16 * 60, "16 s episodes at 60 Hz"
+
+
+def test_reset_noise_is_inside_the_limits_and_at_rest(env):
+    consts = env.core.task.reset.keywords["consts"]
+    qpos, qvel = np.asarray(env.state.qpos), np.asarray(env.state.qvel)
+    joints = qpos[:, 7:]
+    assert (joints >= consts.joint_lower - 1e-6).all() and (joints <= consts.joint_upper + 1e-6).all()
+    assert np.abs(joints - consts.qpos0[7:]).max() <= 0.2 + 1e-6 and np.ptp(joints, axis=0).max() > 0.05
+    assert np.allclose(qpos[:, :7], consts.qpos0[:7]) and np.allclose(qvel[:, :6], 0)
+    assert np.abs(qvel[:, 6:]).max() <= 0.1 + 1e-6
+
+
+def test_observation_terms_at_reset(env):
+    obs = env.observations["policy"]
+    n = env.num_actions
+    assert torch.allclose(obs[:, 0], torch.as_tensor(np.asarray(env.state.qpos[:, 2])))  # torso height
+    yaw, roll, angle_to_target, up, heading = obs[:, 7:12].T
+    assert torch.allclose(up, torch.ones(8), atol=1e-5) and torch.allclose(heading, torch.ones(8), atol=1e-5)
+    assert torch.allclose(yaw, torch.zeros(8), atol=1e-5) and torch.allclose(angle_to_target, torch.zeros(8), atol=1e-4)
+    assert (obs[:, 12:12 + n].abs() <= 1 + 1e-5).all(), "joint positions normalized to [-1, 1]"
+    assert torch.equal(obs[:, -n:], torch.zeros(8, n)), "last action is zero after a reset"
+
+
+def test_a_step_observes_the_action_and_the_feet_forces():
+    env = make("Isaac-Ant-v0", num_envs=4, seed=1)
+    for _ in range(30):  # let the ant settle on its feet
+        obs, *_ = env.step(torch.zeros(4, 8))
+    action = torch.linspace(-1, 1, 8).repeat(4, 1)
+    obs = env.step(action)[0]["policy"]
+    assert torch.allclose(obs[:, -8:], action)
+    feet = obs[:, 28:52]
+    assert feet.abs().sum(1).min() > 0, "feet touching the floor carry a wrench"
+
+
+def test_ant_stands_with_zero_action_and_humanoid_falls():
+    ant = make("Isaac-Ant-v0", num_envs=4, seed=0)
+    humanoid = make("Isaac-Humanoid-v0", num_envs=4, seed=0)
+    ant_terminated = humanoid_terminated = 0
+    for _ in range(120):  # 2 s
+        ant_terminated += int(ant.step(torch.zeros(4, 8))[2].sum())
+        humanoid_terminated += int(humanoid.step(torch.zeros(4, 21))[2].sum())
+    assert ant_terminated == 0 and float(ant.state.qpos[:, 2].min()) > 0.31
+    assert humanoid_terminated >= 4, "a limp humanoid falls below 0.8 m and is reset"
+    assert float(humanoid.state.episode_length.max()) < 120
+
+
+def _terms(task_id, qpos, qvel, action, prev_qpos):
+    env = make(task_id, num_envs=1)
+    task = env.core.task
+    data = env.core.physics.data(jnp.asarray(qpos), jnp.asarray(qvel))
+    return task.reward_terms(task.cfg, data, jnp.asarray(action), jnp.asarray(False), jnp.asarray(prev_qpos))
+
+
+def test_rewards_progress_heading_upright_energy_and_limits():
+    env = make("Isaac-Humanoid-v0", num_envs=1)
+    consts = env.core.task.reset.keywords["consts"]
+    q0 = consts.qpos0.astype(np.float32)
+    dt = env.step_dt
+    ahead = q0.copy()
+    ahead[0] += 0.02
+    qvel = np.zeros(27, np.float32)
+    qvel[6:] = 1.0
+    action = np.full(21, 0.5, np.float32)
+    t = _terms("Isaac-Humanoid-v0", ahead, qvel, action, q0)
+    assert float(t["progress"]) == pytest.approx(0.02 / dt, rel=1e-3), "potential change toward +x per second"
+    assert float(t["upright"]) == 1.0 and float(t["move_to_target"]) == 1.0 and float(t["alive"]) == 1.0
+    assert float(t["action_l2"]) == pytest.approx(21 * 0.25)
+    assert float(t["energy"]) == pytest.approx(0.5 * consts.gear_scaled.sum(), rel=1e-5)
+    assert float(t["joint_pos_limits"]) == 0.0
+    # turned 90 degrees left (facing +y): heading projection 0, move_to_target 0; at a joint limit: a penalty
+    turned = q0.copy()
+    turned[3:7] = [math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4)]
+    turned[7] = consts.joint_upper[0]
+    t = _terms("Isaac-Humanoid-v0", turned, np.zeros(27, np.float32), np.zeros(21, np.float32), turned)
+    assert abs(float(t["move_to_target"])) < 1e-5 and float(t["progress"]) == pytest.approx(0, abs=1e-3)
+    assert float(t["joint_pos_limits"]) == pytest.approx(consts.gear_scaled[0], rel=1e-4)
+    # upside down: not upright
+    flipped = q0.copy()
+    flipped[3:7] = [0, 1, 0, 0]
+    assert float(_terms("Isaac-Humanoid-v0", flipped, np.zeros(27, np.float32), np.zeros(21, np.float32), flipped)["upright"]) == 0.0
+
+
+def test_walking_forward_earns_more_than_standing():
+    """The weighted reward of a torso moving at 1 m/s toward the target beats standing still by ~1 m/s x dt."""
+    env = make("Isaac-Ant-v0", num_envs=2, seed=0)
+    qvel = np.zeros((2, 14), np.float32)
+    qvel[0, 0] = 1.0
+    env.state = env.state.replace(qvel=jnp.asarray(qvel))
+    reward = env.step(torch.zeros(2, 8))[1]
+    assert float(reward[0] - reward[1]) == pytest.approx(env.step_dt, rel=0.25)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("library", ["rsl_rl", "rl_games", "skrl"])
+@pytest.mark.parametrize("task", ["Isaac-Ant-v0", "Isaac-Humanoid-v0"])
+def test_short_training_run(tmp_path, library, task):
+    proc = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library, "--task", task, "--num_envs", "64",
+                    "--max_iterations", "2", "--headless"], cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summaries = [os.path.join(d, "summary.json") for d, _, f in os.walk(tmp_path) if "summary.json" in f]
+    assert len(summaries) == 1
+    import json
+
+    with open(summaries[0]) as f:
+        summary = json.load(f)
+    assert summary["task"] == task.replace("Isaac", "Fleet") and summary["checksums_identical"]

@@ -42,7 +42,9 @@ def run_one(library: str, task: str, num_envs: int, nproc: int, iterations: int,
     with tempfile.TemporaryDirectory(prefix="fleetlab-bench-") as work:
         t0 = time.time()
         try:
-            proc = subprocess.run(_command(library, task, num_envs, nproc, iterations, device), cwd=work,
+            # an empty JAX compilation cache: the JIT figure is the cold one a first run pays
+            env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=os.path.join(work, "jax-cache"))
+            proc = subprocess.run(_command(library, task, num_envs, nproc, iterations, device), cwd=work, env=env,
                                   capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired as err:
             proc = subprocess.CompletedProcess(err.cmd, 124, "", f"timed out after {timeout_s} s")

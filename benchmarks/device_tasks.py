@@ -2,13 +2,14 @@
 fixed number of iterations under a wall-clock guard (SIGTERM, which our runners turn into a checkpoint and a
 clean stop), and record each run's return curve (from its TensorBoard events), wall time and FPS.
 
-    python3 benchmarks/device_tasks.py COMMIT [Humanoid|Ant]   (after the .whl install line, as in device_bench.sh)
+    python3 benchmarks/device_tasks.py COMMIT [REGEX over "task library"]   (after the .whl install line, as in device_bench.sh)
 
 Writes $OUT/tasks_h200.json."""
 
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ MAX_ITERATIONS = int(os.environ.get("MAX_ITERATIONS", 10**9))  # a CPU dry run s
 # Lab's Humanoid benchmark; Ant: 150 x 16 or 32 steps. Sized from the H200 env bench (Humanoid 18 ms, Ant 12 ms
 # per step at 16384 envs); one device call per task (`python3 benchmarks/device_tasks.py COMMIT Humanoid`).
 RUNS = [
-    ("Isaac-Humanoid-v0", "rsl_rl", 125, 150),
+    ("Isaac-Humanoid-v0", "rsl_rl", 125, 200),
     ("Isaac-Humanoid-v0", "rl_games", 125, 170),
     ("Isaac-Humanoid-v0", "skrl", 125, 150),
     ("Isaac-Ant-v0", "rsl_rl", 150, 100),
@@ -91,10 +92,9 @@ def main() -> None:
     os.makedirs(OUT, exist_ok=True)
     results = {"commit": sys.argv[1] if len(sys.argv) > 1 else None, "num_envs": NUM_ENVS, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "command": "python3 benchmarks/device_tasks.py", "runs": []}
-    only = sys.argv[2] if len(sys.argv) > 2 else ""
-    for task, library, iterations, guard in RUNS:
-        if only not in task:
-            continue
+    pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else ".")
+    runs = [r for r in RUNS if pattern.search(f"{r[0]} {r[1]}")]
+    for task, library, iterations, guard in sorted(runs, key=lambda r: r[3]):  # the shortest first
         if DEADLINE - time.time() < 45:
             results["runs"].append({"task": task, "library": library, "skipped": "device-call budget spent"})
             continue

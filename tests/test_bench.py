@@ -65,3 +65,17 @@ def test_bench_train_runs_real_processes(tmp_path, monkeypatch):
         assert os.path.getsize(tmp_path / "out" / name) > 0
     with open(tmp_path / "out" / "bench_train.json") as f:
         assert len(json.load(f)["rows"]) == 3
+
+
+@pytest.mark.slow
+def test_bench_train_on_ant_has_no_cartpole_baseline(tmp_path):
+    from conftest import PYTHON, run_cmd
+
+    out = tmp_path / "out"
+    proc = run_cmd([PYTHON, "-m", "fleetlab", "bench", "train", "--task", "Isaac-Ant-v0", "--libraries", "rsl_rl",
+                    "--num_envs", "32", "--iterations", "2", "--device", "cpu", "--out", str(out)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with open(out / "bench_train.json") as f:
+        rows = json.load(f)["rows"]
+    assert [r["library"] for r in rows] == ["rsl_rl"] and rows[0]["task"] == "Isaac-Ant-v0"
+    assert rows[0]["train_fps"] > 0 and rows[0]["jit_s"] > 0

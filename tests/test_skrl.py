@@ -49,6 +49,27 @@ def test_torch_env_wrapper_shapes():
     assert reward.shape == terminated.shape == truncated.shape == (3, 1)
 
 
+def test_torch_env_wrapper_passes_skrl_only_finite_episode_terms():
+    """skrl averages each log entry with np.mean; a NaN (no episode ended at that step) must not reach it."""
+    import math
+
+    import torch
+
+    from fleetlab.envs import make
+    from fleetlab.rl.skrl_torch import SkrlTorchEnv
+
+    vec = make("Isaac-Cartpole-v0", num_envs=4)
+    env = SkrlTorchEnv(vec)
+    env.reset()
+    log = env.step(torch.zeros(4, 1))[4]["log"]
+    assert "Episode_Reward/alive" not in log, "no episode ended: the NaN term is left out"
+    assert log["Episode_Termination/time_out"].item() == 0.0
+    vec.episode_length_buf = torch.full((4,), vec.max_episode_length - 1)
+    log = env.step(torch.zeros(4, 1))[4]["log"]
+    assert all(math.isfinite(v.item()) and v.device.type == "cpu" for v in log.values())
+    assert log["Episode_Reward/alive"].item() > 0 and log["Episode_Termination/time_out"].item() == 4.0
+
+
 def test_our_jax_launcher_exits_non_zero_when_children_crash(tmp_path):
     bad = ["--task=Isaac-Nope-v0", "--distributed", "--ml_framework", "jax"]
     upstream = _jax_launch("skrl.utils.distributed.jax", 2, bad, tmp_path, timeout=300)

@@ -98,14 +98,19 @@ def _bench(argv: list[str]) -> int:
     train.add_argument("--nproc", type=int, nargs="+", default=[1], help="process counts (one GPU each)")
     train.add_argument("--iterations", type=int, default=30)
     train.add_argument("--device", default="cuda")
-    train.add_argument("--no_baseline", action="store_true", help="skip the pure-torch cartpole baseline")
+    train.add_argument("--no_baseline", action="store_true",
+                       help="skip the pure-torch cartpole baseline (run only for the Cartpole task)")
     train.add_argument("--out", default="benchmarks/results/latest")
     args = parser.parse_args(argv)
     if args.what == "train":
         from fleetlab.bench.train import bench_train
 
+        from fleetlab.envs.registry import resolve
+
+        # the baseline is a hand-written Cartpole: it says what the physics engine costs on that task only
+        baseline = not args.no_baseline and resolve(args.task).id == "Fleet-Cartpole-v0"
         rows = bench_train(args.libraries, args.task, args.num_envs, args.nproc, args.iterations, args.device,
-                           args.out, baseline=not args.no_baseline)
+                           args.out, baseline=baseline)
         from fleetlab.bench.train import markdown
 
         print(markdown(rows))

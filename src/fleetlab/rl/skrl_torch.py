@@ -4,6 +4,7 @@ torch.cuda.set_device when it is imported under WORLD_SIZE > 1."""
 
 from __future__ import annotations
 
+import math
 from unittest import mock
 
 import torch
@@ -12,6 +13,7 @@ from skrl.resources.preprocessors.torch import RunningStandardScaler
 from skrl.utils.runner.torch import Runner
 
 from fleetlab.distributed import parameter_checksum
+from fleetlab.envs.vec_env import LazyLog
 from fleetlab.rl.skrl import SkrlEnvMixin
 from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.rl import fault_tolerance as ft
@@ -29,7 +31,17 @@ class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
         obs, reward, terminated, truncated, extras = self._env.step(actions)
         self._obs = obs["policy"]
         self._tick()
+        extras = {**extras, "log": _finite_log(extras["log"])}
         return self._obs, reward.view(-1, 1), terminated.view(-1, 1), truncated.view(-1, 1), extras
+
+
+def _finite_log(log) -> dict[str, torch.Tensor]:
+    """skrl's trainer logs each extras["log"] entry as np.mean over its write interval; our env reports an
+    episode term as NaN at steps where no episode ended (for nanmean loggers), which would turn the whole mean
+    into NaN. Only the finite entries go on, as host scalars: one device read per step for the whole vector,
+    where skrl's trainer would `.item()` every key."""
+    values = log.values.tolist() if isinstance(log, LazyLog) else [float(v) for v in log.values()]
+    return {k: torch.tensor(v) for k, v in zip(log, values) if math.isfinite(v)}
 
 
 class SyncedRunningStandardScaler(RunningStandardScaler):

@@ -1,8 +1,10 @@
 """Ant and Humanoid (issue G): physics sanity, the Isaac Lab reward terms, resets, and a short training run per
 library. Small num_envs on CPU."""
 
+import json
 import math
 import os
+import re
 
 import jax.numpy as jnp
 import numpy as np
@@ -132,8 +134,11 @@ def test_short_training_run(tmp_path, library, task):
     assert proc.returncode == 0, proc.stderr[-3000:]
     summaries = [os.path.join(d, "summary.json") for d, _, f in os.walk(tmp_path) if "summary.json" in f]
     assert len(summaries) == 1
-    import json
-
     with open(summaries[0]) as f:
         summary = json.load(f)
     assert summary["task"] == task.replace("Isaac", "Fleet") and summary["checksums_identical"]
+    if library == "rsl_rl":  # play the checkpoint: the locomotion success metric is reported
+        proc = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", library, "--task", task, "--num_envs", "4",
+                        "--steps", "40", "--headless"], cwd=tmp_path, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert re.search(r"torso above the termination height for \d+\.\d% of 40 steps", proc.stdout), proc.stdout[-2000:]

@@ -142,3 +142,21 @@ def test_short_training_run(tmp_path, library, task):
                         "--steps", "40", "--headless"], cwd=tmp_path, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert re.search(r"torso above the termination height for \d+\.\d% of 40 steps", proc.stdout), proc.stdout[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("library", ["rsl_rl", "rl_games"])
+def test_two_processes_keep_identical_weights_with_normalized_inputs(tmp_path, library):
+    """Ant's configs normalize observations (and rl_games values): under torchrun with 2 processes (gloo) the
+    normalizers must see both ranks' batches, or the weights drift apart."""
+    from conftest import REPO, torchrun
+
+    script = os.path.join(REPO, "scripts", "reinforcement_learning", library, "train.py")
+    proc = torchrun(2, [script, "--task=Isaac-Ant-v0", "--headless", "--distributed", "--num_envs=64",
+                        "--max_iterations=2"], cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summaries = [os.path.join(d, "summary.json") for d, _, f in os.walk(tmp_path) if "summary.json" in f]
+    with open(summaries[0]) as f:
+        summary = json.load(f)
+    assert summary["world_size"] == 2 and summary["num_envs_total"] == 128
+    assert summary["checksums_identical"], [r["checksum"] for r in summary["ranks"]]

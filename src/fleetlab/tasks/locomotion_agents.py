@@ -4,7 +4,7 @@ rsl-rl-lib 5.x's dict format. They differ only in the experiment name."""
 
 def rsl_rl_ppo(experiment_name: str) -> dict:
     mlp = {"hidden_dims": [400, 200, 100], "activation": "elu",
-           # Isaac Lab leaves it off; on here: the feet wrenches and velocities have very different ranges
+           # on for both tasks: the feet wrenches and the velocities span very different ranges
            "obs_normalization": True}
     return {
         "experiment_name": experiment_name,

@@ -142,7 +142,9 @@ class VecEnv(gymnasium.Env):
         self.state, obs, reward, terminated, truncated, log = self._step_jax_fn(self.state, action)
         if self.compile_s is None:
             self._record_compile(t0, obs)
-        self._check_finite(lambda: (bool(jnp.isfinite(action).all()), bool(jnp.isfinite(obs).all() & jnp.isfinite(reward).all())))
+        self._check_finite(
+            lambda: (bool(jnp.isfinite(action).all()), bool(jnp.isfinite(obs).all() & jnp.isfinite(reward).all()))
+        )
         return obs, reward, terminated, truncated, {"time_outs": truncated, "log": LazyLog(self.log_names, log)}
 
     def step(self, action: torch.Tensor):

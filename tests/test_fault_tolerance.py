@@ -89,3 +89,14 @@ def test_gpu_checks_only_every_nth_step(monkeypatch):
     for _ in range(2 * env.NAN_CHECK_EVERY):
         env._check_finite(lambda: calls.append(1) or (True, True))
     assert len(calls) == 2
+
+
+def test_jax_view_checks_too():
+    import jax.numpy as jnp
+
+    from fleetlab.envs import make
+
+    env = make("Isaac-Cartpole-v0", num_envs=4)
+    env.step_jax(jnp.zeros((4, 1)))
+    with pytest.raises(ValueError, match="non-finite .*actions"):
+        env.step_jax(jnp.full((4, 1), jnp.nan))

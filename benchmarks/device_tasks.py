@@ -88,10 +88,16 @@ def run(task: str, library: str, iterations: int, guard_s: float) -> dict:
     return row
 
 
+def _device_name() -> str:
+    import torch
+
+    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+
+
 def main() -> None:
     os.makedirs(OUT, exist_ok=True)
     results = {"commit": sys.argv[1] if len(sys.argv) > 1 else None, "num_envs": NUM_ENVS, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "command": "python3 benchmarks/device_tasks.py", "runs": []}
+               "command": "python3 benchmarks/device_tasks.py", "device": _device_name(), "runs": []}
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else ".")
     runs = [r for r in RUNS if pattern.search(f"{r[0]} {r[1]}")]
     for task, library, iterations, guard in sorted(runs, key=lambda r: r[3]):  # the shortest first

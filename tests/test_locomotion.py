@@ -79,8 +79,7 @@ def test_ant_stands_with_zero_action_and_humanoid_falls():
     assert float(humanoid.state.episode_length.max()) < 120
 
 
-def _terms(task_id, qpos, qvel, action, prev_qpos):
-    env = make(task_id, num_envs=1)
+def _terms(env, qpos, qvel, action, prev_qpos):
     task = env.core.task
     data = env.core.physics.data(jnp.asarray(qpos), jnp.asarray(qvel))
     return task.reward_terms(task.cfg, data, jnp.asarray(action), jnp.asarray(False), jnp.asarray(prev_qpos))
@@ -96,7 +95,7 @@ def test_rewards_progress_heading_upright_energy_and_limits():
     qvel = np.zeros(27, np.float32)
     qvel[6:] = 1.0
     action = np.full(21, 0.5, np.float32)
-    t = _terms("Isaac-Humanoid-v0", ahead, qvel, action, q0)
+    t = _terms(env, ahead, qvel, action, q0)
     assert float(t["progress"]) == pytest.approx(0.02 / dt, rel=1e-3), "potential change toward +x per second"
     assert float(t["upright"]) == 1.0 and float(t["move_to_target"]) == 1.0 and float(t["alive"]) == 1.0
     assert float(t["action_l2"]) == pytest.approx(21 * 0.25)
@@ -106,13 +105,28 @@ def test_rewards_progress_heading_upright_energy_and_limits():
     turned = q0.copy()
     turned[3:7] = [math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4)]
     turned[7] = consts.joint_upper[0]
-    t = _terms("Isaac-Humanoid-v0", turned, np.zeros(27, np.float32), np.zeros(21, np.float32), turned)
+    t = _terms(env, turned, np.zeros(27, np.float32), np.zeros(21, np.float32), turned)
     assert abs(float(t["move_to_target"])) < 1e-5 and float(t["progress"]) == pytest.approx(0, abs=1e-3)
     assert float(t["joint_pos_limits"]) == pytest.approx(consts.gear_scaled[0], rel=1e-4)
     # upside down: not upright
     flipped = q0.copy()
     flipped[3:7] = [0, 1, 0, 0]
-    assert float(_terms("Isaac-Humanoid-v0", flipped, np.zeros(27, np.float32), np.zeros(21, np.float32), flipped)["upright"]) == 0.0
+    assert float(_terms(env, flipped, np.zeros(27, np.float32), np.zeros(21, np.float32), flipped)["upright"]) == 0.0
+
+
+def test_body_forces_need_the_jax_physics_impl():
+    """The feet wrenches come from MJX's JAX implementation: another impl is refused when the env is built,
+    with a one-line error, not deep inside the jitted step."""
+    import dataclasses
+
+    from fleetlab.envs.core import Env
+
+    env = make("Isaac-Ant-v0", num_envs=1)
+    warp_physics = dataclasses.replace(env.core.physics, impl="warp")
+    with pytest.raises(ValueError, match="physics impl 'jax' .*--physics_impl jax"):
+        Env(env.core.task, warp_physics)
+    cartpole = make("Isaac-Cartpole-v0", num_envs=1).core
+    Env(cartpole.task, dataclasses.replace(cartpole.physics, impl="warp"))  # cartpole observes no body forces
 
 
 def test_walking_forward_earns_more_than_standing():

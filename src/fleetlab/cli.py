@@ -105,12 +105,8 @@ def _bench(argv: list[str]) -> int:
     if args.what == "train":
         from fleetlab.bench.train import bench_train
 
-        from fleetlab.envs.registry import resolve
-
-        # the baseline is a hand-written Cartpole: it says what the physics engine costs on that task only
-        baseline = not args.no_baseline and resolve(args.task).id == "Fleet-Cartpole-v0"
         rows = bench_train(args.libraries, args.task, args.num_envs, args.nproc, args.iterations, args.device,
-                           args.out, baseline=baseline)
+                           args.out, baseline=not args.no_baseline)
         from fleetlab.bench.train import markdown
 
         print(markdown(rows))

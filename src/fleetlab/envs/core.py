@@ -74,6 +74,9 @@ class Env:
     """The pure functional env for one task on one physics model."""
 
     def __init__(self, task: Task, physics: Physics):
+        if task.observe_needs_body_forces and physics.impl != "jax":
+            raise ValueError(f"{type(task.cfg).__name__} observes body forces, which MJX computes only with "
+                             f"physics impl 'jax' (got '{physics.impl}'): use --physics_impl jax")
         self.task = task
         self.cfg = task.cfg
         self.physics = physics

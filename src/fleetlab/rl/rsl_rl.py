@@ -69,16 +69,13 @@ class SyncedLogger(Logger):
         self.split: list[tuple[float, float]] = []  # (rollout s, PPO update s) per iteration
         self.iteration_end = lambda it, total_it: None  # set by FleetOnPolicyRunner: checkpoints and stops
         self._steps: list[torch.Tensor] = []  # per env step: (ended, return so far, length so far) of every env
-        self.log_names: list[str] | None = None
 
     def process_env_step(self, rewards, dones, extras, intrinsic_rewards=None) -> None:
         # Upstream skips this on ranks without a writer (we need every rank's episodes), and it copies the ended
         # episodes to the host at every step (nonzero + .cpu(): two device syncs per step). Here a step only
         # queues device tensors; `_drain` reads them once per iteration.
         if "log" in extras:
-            log = extras["log"]
-            self.ep_extras.append(log.values if isinstance(log, LazyLog) else log)
-            self.log_names = log.names if isinstance(log, LazyLog) else None
+            self.ep_extras.append(extras["log"])
         self.cur_reward_sum += rewards
         self.cur_episode_length += 1
         ended = dones > 0
@@ -95,9 +92,9 @@ class SyncedLogger(Logger):
             self.lenbuffer.extend(ended[:, 2].tolist())
             self._steps.clear()
         samples = {"Train/mean_reward": list(self.rewbuffer), "Train/mean_episode_length": list(self.lenbuffer)}
-        if self.ep_extras and self.log_names is not None:
-            rows = torch.stack(self.ep_extras).cpu()
-            for i, key in enumerate(self.log_names):
+        if self.ep_extras and all(isinstance(ep, LazyLog) for ep in self.ep_extras):
+            rows = torch.stack([ep.values for ep in self.ep_extras]).cpu()  # one read for the whole iteration
+            for i, key in enumerate(self.ep_extras[0].names):
                 samples[key] = rows[:, i].tolist()
         else:  # plain dicts of scalars (other envs)
             for key in dict.fromkeys(k for ep in self.ep_extras for k in ep):

@@ -35,13 +35,12 @@ class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
         return self._obs, reward.view(-1, 1), terminated.view(-1, 1), truncated.view(-1, 1), extras
 
 
-def _finite_log(log) -> dict[str, torch.Tensor]:
+def _finite_log(log: LazyLog) -> dict[str, torch.Tensor]:
     """skrl's trainer logs each extras["log"] entry as np.mean over its write interval; our env reports an
     episode term as NaN at steps where no episode ended (for nanmean loggers), which would turn the whole mean
     into NaN. Only the finite entries go on, as host scalars: one device read per step for the whole vector,
     where skrl's trainer would `.item()` every key."""
-    values = log.values.tolist() if isinstance(log, LazyLog) else [float(v) for v in log.values()]
-    return {k: torch.tensor(v) for k, v in zip(log, values) if math.isfinite(v)}
+    return {k: torch.tensor(v) for k, v in zip(log.names, log.values.tolist()) if math.isfinite(v)}
 
 
 class SyncedRunningStandardScaler(RunningStandardScaler):

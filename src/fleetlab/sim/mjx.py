@@ -71,9 +71,8 @@ class Physics:
 
     def body_forces(self, data: mjx.Data) -> mjx.Data:
         """data with cfrc_int/cfrc_ext filled (MuJoCo's mj_rnePostConstraint), from the constraint forces of the
-        step that made `data`. MJX has it only in its JAX implementation and does not export it (3.17)."""
-        if self.impl != "jax":
-            raise NotImplementedError("body forces (the locomotion tasks' feet forces) need physics impl 'jax'")
+        step that made `data`. MJX has it only in its JAX implementation (Env refuses other impls for tasks that
+        need it) and does not export it (3.17)."""
         from mujoco.mjx._src.smooth import rne_postconstraint
 
         return rne_postconstraint(self.model, data)
@@ -82,8 +81,7 @@ class Physics:
 def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
     """The 6D wrench (torque, force) each body gets from its parent, MuJoCo's cfrc_int (world orientation, about the
     subtree centre of mass); filled by Physics.body_forces. MJX 3.17 keeps it in the JAX implementation's fields."""
-    impl = getattr(data, "_impl", None)
-    return (impl.cfrc_int if impl is not None and hasattr(impl, "cfrc_int") else data.cfrc_int)[bodies]
+    return data._impl.cfrc_int[bodies]
 
 
 def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax") -> Physics:

@@ -18,6 +18,8 @@ from unittest import mock
 
 from skrl.utils.distributed.jax import launcher
 
+from fleetlab.distributed.process_tree import become_subreaper, end_descendants, kill_tree
+
 GRACE_S = 10.0  # after SIGTERM, the surviving children get this long before SIGKILL
 
 
@@ -54,33 +56,26 @@ def _stop_all_when_one_fails(done: threading.Event) -> None:
                 p.join(max(deadline - time.time(), 0))
             for p in alive:
                 if p.exitcode is None:
-                    _kill_tree(p.pid)
+                    kill_tree(p.pid)
             return
-
-
-def _kill_tree(pid: int) -> None:
-    import psutil
-
-    try:
-        parent = psutil.Process(pid)
-        for proc in [*parent.children(recursive=True), parent]:
-            proc.kill()
-    except psutil.NoSuchProcess:
-        pass
 
 
 def main() -> int:
     # Upstream's launch() starts mp.Process(target=_process) children and joins them; we swap in a target that
     # keeps the child's exit code, and keep hold of the processes to read it and to stop them.
+    become_subreaper()
     done = threading.Event()
     threading.Thread(target=_stop_all_when_one_fails, args=(done,), daemon=True).start()
     # Upstream installs no handler: a SIGTERM kills the launcher and orphans the children. Pass it on instead, so
     # the workers stop gracefully (checkpoint first) and the launcher exits with their code.
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _frame: [os.kill(p.pid, signum) for p in _started if p.exitcode is None])
-    with mock.patch.object(launcher, "_process", _run_child), mock.patch.object(launcher.mp, "Process", TrackedProcess):
-        launcher.launch()
-    done.set()
+    try:
+        with mock.patch.object(launcher, "_process", _run_child), mock.patch.object(launcher.mp, "Process", TrackedProcess):
+            launcher.launch()
+    finally:
+        done.set()
+        end_descendants()  # no process outlives the launcher (multiprocessing's resource tracker included)
     codes = [p.exitcode for p in _started]
     failed = [c for c in codes if c]
     if failed:

@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 
+from fleetlab.distributed.process_tree import become_subreaper, end_descendants
 from fleetlab.rl.fault_tolerance import RUN_DIR_VAR
 
 LIBRARIES = ("rsl_rl", "rl_games", "skrl")
@@ -103,10 +104,13 @@ def main(argv: list[str]) -> int:
     command = argv[split + 1:]
     if not command:
         return _error("no command after '--'")
+    become_subreaper()
     try:
         return _launch(opts, command)
     except (ValueError, FileNotFoundError, KeyError, RuntimeError) as err:
         return _error(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
+    finally:
+        end_descendants()  # no worker (nor anything a worker started) outlives the launcher
 
 
 def _launch(opts, command: list[str]) -> int:

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from fleetlab.envs import make, to_jax, to_torch
+from fleetlab.errors import FleetlabError
 from fleetlab.tasks.cartpole.cfg import CartpoleCfg
 
 
@@ -123,12 +124,12 @@ def test_episode_log_in_extras():
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5])
 def test_bad_num_envs(bad):
-    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+    with pytest.raises(FleetlabError, match="num_envs must be a positive integer"):
         make("Isaac-Cartpole-v0", num_envs=bad)
 
 
 def test_unknown_task_names_the_known_ones():
-    with pytest.raises(KeyError, match="unknown task 'Isaac-Cartpol-v0'.*Did you mean"):
+    with pytest.raises(FleetlabError, match="unknown task 'Isaac-Cartpol-v0'.*Did you mean"):
         make("Isaac-Cartpol-v0", num_envs=1)
 
 

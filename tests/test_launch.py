@@ -12,8 +12,9 @@ import time
 
 import psutil
 import pytest
-
 from conftest import PYTHON, REPO, free_port, run_cmd
+
+from fleetlab.errors import FleetlabError
 
 SMALL = ["--num_envs", "64", "--device", "cpu"]
 
@@ -249,7 +250,7 @@ def test_more_processes_than_gpus_is_refused(monkeypatch):
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    with pytest.raises(ValueError, match="more than the 1 GPU"):
+    with pytest.raises(FleetlabError, match="more than the 1 GPU"):
         launch._check_gpus(2, None)
     launch._check_gpus(2, "cpu")  # a CPU run has no such limit
 

@@ -14,6 +14,7 @@ from conftest import PYTHON, run_cmd
 
 from fleetlab.envs import make
 from fleetlab.envs.registry import resolve
+from fleetlab.errors import FleetlabError
 
 TASKS = {"Isaac-Ant-v0": (60, 8, 0.31), "Isaac-Humanoid-v0": (87, 21, 0.8)}
 
@@ -123,7 +124,7 @@ def test_body_forces_need_the_jax_physics_impl():
 
     env = make("Isaac-Ant-v0", num_envs=1)
     warp_physics = dataclasses.replace(env.core.physics, impl="warp")
-    with pytest.raises(ValueError, match="physics impl 'jax' .*--physics_impl jax"):
+    with pytest.raises(FleetlabError, match="physics impl 'jax' .*--physics_impl jax"):
         Env(env.core.task, warp_physics)
     cartpole = make("Isaac-Cartpole-v0", num_envs=1).core
     Env(cartpole.task, dataclasses.replace(cartpole.physics, impl="warp"))  # cartpole observes no body forces

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from fleetlab.envs import make
+from fleetlab.errors import FleetlabError
 from fleetlab.sim import load_physics
 from fleetlab.tasks.cartpole.cfg import XML
 
@@ -49,12 +50,12 @@ def test_decimation_and_dt():
 
 
 def test_unknown_impl_and_missing_warp():
-    with pytest.raises(ValueError, match="unknown physics impl"):
+    with pytest.raises(FleetlabError, match="unknown physics impl"):
         load_physics(XML, sim_dt=0.01, decimation=1, impl="bogus")
     import importlib.util
 
     if importlib.util.find_spec("warp") is None:
-        with pytest.raises(ImportError, match="warp"):
+        with pytest.raises(FleetlabError, match="warp"):
             load_physics(XML, sim_dt=0.01, decimation=1, impl="warp")
     else:
         assert load_physics(XML, sim_dt=0.01, decimation=1, impl="warp").model is not None
@@ -69,7 +70,7 @@ def test_jax_does_not_preallocate_the_gpu():
 
 
 def test_unknown_device_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown device"):
+    with pytest.raises(FleetlabError, match="unknown device"):
         make("Isaac-Cartpole-v0", num_envs=2, device="tpu:0")
-    with pytest.raises(RuntimeError, match="GPU"):
+    with pytest.raises(FleetlabError, match="GPU"):
         make("Isaac-Cartpole-v0", num_envs=2, device="cuda:0")

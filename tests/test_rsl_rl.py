@@ -1,14 +1,16 @@
 """rsl_rl workflow: the gloo/CPU runner fix, synced logging, training that balances, torchrun and 2 localhost nodes."""
 
 import glob
-import math
 import json
+import math
 import os
 import re
 
 import pytest
 import torch
 from conftest import PYTHON, REPO, free_port, only_run_dir, run_cmd, torchrun
+
+from fleetlab.errors import FleetlabError
 
 TRAIN = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "train.py")
 PLAY = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "play.py")
@@ -138,7 +140,7 @@ def test_checkpoint_from_another_task_is_refused(tmp_path):
     run = tmp_path / "run"
     record_task(str(run), "Fleet-Cartpole-Direct-v0")
     (run / "model_1.pt").write_bytes(b"x")
-    with pytest.raises(ValueError, match="trained on 'Fleet-Cartpole-Direct-v0', not 'Fleet-Cartpole-v0'"):
+    with pytest.raises(FleetlabError, match="trained on 'Fleet-Cartpole-Direct-v0', not 'Fleet-Cartpole-v0'"):
         check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-v0")
     check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-Direct-v0")
 

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from fleetlab.distributed import RunContext
+from fleetlab.errors import FleetlabError
 
 TORCHRUN = {"RANK": "3", "LOCAL_RANK": "1", "WORLD_SIZE": "4", "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
             "MASTER_PORT": "29511"}
@@ -29,7 +30,7 @@ def test_jax_launcher_variables():
            "JAX_COORDINATOR_PORT": "5555"}
     ctx = RunContext.from_env(env=env, distributed=True, ml_framework="jax", device="cpu", seed=0)
     assert (ctx.rank, ctx.world_size, ctx.backend, ctx.launcher, ctx.master_port, ctx.seed) == (1, 2, "jax", "jax", 5555, 1)
-    with pytest.raises(ValueError, match="--ml_framework jax"):
+    with pytest.raises(FleetlabError, match="--ml_framework jax"):
         RunContext.from_env(env=env, distributed=True, ml_framework="torch", device="cpu")
 
 
@@ -38,19 +39,19 @@ def test_slurm_variables():
            "MASTER_ADDR": "node0", "MASTER_PORT": "1234"}
     ctx = RunContext.from_env(env=env, distributed=True, device="cpu", seed=0)
     assert (ctx.rank, ctx.local_rank, ctx.world_size, ctx.node_rank, ctx.launcher) == (5, 1, 8, 1, "slurm")
-    with pytest.raises(ValueError, match="MASTER_ADDR"):
+    with pytest.raises(FleetlabError, match="MASTER_ADDR"):
         RunContext.from_env(env={k: v for k, v in env.items() if k != "MASTER_ADDR"}, distributed=True, device="cpu")
 
 
 def test_several_processes_without_distributed_flag_is_refused():
-    with pytest.raises(ValueError, match="--distributed"):
+    with pytest.raises(FleetlabError, match="--distributed"):
         RunContext.from_env(env=TORCHRUN, distributed=False, device="cpu")
 
 
 def test_bad_rank_variables():
-    with pytest.raises(ValueError, match="not an integer"):
+    with pytest.raises(FleetlabError, match="not an integer"):
         RunContext.from_env(env={**TORCHRUN, "RANK": "x"}, distributed=True, device="cpu")
-    with pytest.raises(ValueError, match="inconsistent ranks"):
+    with pytest.raises(FleetlabError, match="inconsistent ranks"):
         RunContext.from_env(env={**TORCHRUN, "RANK": "9"}, distributed=True, device="cpu")
 
 
@@ -62,14 +63,14 @@ def test_cuda_device_is_local_rank_and_too_few_gpus_is_a_clear_error(monkeypatch
     ctx = RunContext.from_env(env={**TORCHRUN, "LOCAL_RANK": "0"}, distributed=True, device="cuda:1", seed=0)
     assert ctx.device == "cuda:0", "under a launcher each process owns cuda:LOCAL_RANK"
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    with pytest.raises(RuntimeError, match="LOCAL_RANK=1 needs cuda:1 but only 1 GPU"):
+    with pytest.raises(FleetlabError, match="LOCAL_RANK=1 needs cuda:1 but only 1 GPU"):
         RunContext.from_env(env=TORCHRUN, distributed=True)
 
 
 def test_no_cuda_falls_back_to_cpu_but_an_explicit_gpu_request_fails(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert RunContext.from_env(env={}).device == "cpu"
-    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+    with pytest.raises(FleetlabError, match="no CUDA GPU"):
         RunContext.from_env(env={}, device="cuda:0")
-    with pytest.raises(ValueError, match="unknown device"):
+    with pytest.raises(FleetlabError, match="unknown device"):
         RunContext.from_env(env={}, device="gpu0")

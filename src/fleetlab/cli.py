@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+
+from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
 
 
 def _list(_args) -> int:
@@ -21,9 +22,8 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
     """Parse Isaac Lab's flags for `library` and run its train() or play()."""
     import importlib
 
-    from fleetlab.rl import args as rl_args
-
     from fleetlab.distributed.launch import redirect_worker_output
+    from fleetlab.rl import args as rl_args
     from fleetlab.rl.fault_tolerance import GracefulStop
 
     redirect_worker_output()  # under `fleetlab launch`, ranks > 0 write to their log file
@@ -39,7 +39,7 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
         if jax_dist is not None and jax_dist.is_running():
             # A failing jax.distributed process hangs at exit: shutdown() waits at a barrier for the other
             # processes, and so does the runtime's own teardown. Report, then leave at once.
-            if isinstance(err, USER_ERRORS):
+            if isinstance(err, FleetlabError):
                 print_error(err)
             else:
                 import traceback
@@ -47,13 +47,13 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
                 traceback.print_exc()
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(2 if isinstance(err, USER_ERRORS) else 1)
+            os._exit(2 if isinstance(err, FleetlabError) else 1)
         raise
     return 0
 
 
 def _train_or_play(argv: list[str], play: bool) -> int:
-    lib_parser = argparse.ArgumentParser(add_help=False)
+    lib_parser = ArgumentParser(add_help=False)
     lib_parser.add_argument("--library", choices=["rsl_rl", "rl_games", "skrl"], default="rsl_rl")
     known, rest = lib_parser.parse_known_args(argv)
     return run_workflow(known.library, play, rest)
@@ -63,30 +63,26 @@ def script_main(library: str, play: bool) -> None:
     """Entry point of scripts/reinforcement_learning/<library>/{train,play}.py: one-line errors, non-zero exit."""
     try:
         code = run_workflow(library, play, sys.argv[1:])
-    except USER_ERRORS as err:
+    except FleetlabError as err:
         print_error(err)
         code = 2
     sys.exit(code)
 
 
-USER_ERRORS = (KeyError, ValueError, FileNotFoundError, RuntimeError, ImportError)
-
-
-def print_error(err: BaseException) -> None:
-    """The one-line error of a bad input (a KeyError's message without its quotes)."""
-    message = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
-    print(f"fleetlab: error: {message}", file=sys.stderr, flush=True)
+def print_error(err: FleetlabError) -> None:
+    """A user's mistake: one line, no traceback (anything else is a bug and keeps its traceback)."""
+    print(f"fleetlab: error: {err}", file=sys.stderr, flush=True)
 
 
 def _bench(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="fleetlab bench")
+    parser = ArgumentParser(prog="fleetlab bench")
     sub = parser.add_subparsers(dest="what", required=True)
     env = sub.add_parser("env", help="env-only steps/s with random actions")
     env.add_argument("--task", default="Isaac-Cartpole-v0")
-    env.add_argument("--num_envs", type=int, nargs="+", default=[4096])
+    env.add_argument("--num_envs", type=positive_int, nargs="+", default=[4096])
     env.add_argument("--device", default="cpu")
-    env.add_argument("--steps", type=int, default=200)
-    env.add_argument("--repeats", type=int, default=5)
+    env.add_argument("--steps", type=positive_int, default=200)
+    env.add_argument("--repeats", type=positive_int, default=5)
     env.add_argument("--physics_impl", default="jax", choices=["jax", "warp"])
     env.add_argument("--view", default="torch", choices=["torch", "jax"])
     env.add_argument("--json", default=None, help="also write the results to this file")
@@ -94,9 +90,9 @@ def _bench(argv: list[str]) -> int:
     train = sub.add_parser("train", help="env / inference / training FPS per library, envs and processes")
     train.add_argument("--task", default="Isaac-Cartpole-v0")
     train.add_argument("--libraries", nargs="+", default=["rsl_rl", "rl_games", "skrl", "skrl-jax"])
-    train.add_argument("--num_envs", type=int, nargs="+", default=[4096])
-    train.add_argument("--nproc", type=int, nargs="+", default=[1], help="process counts (one GPU each)")
-    train.add_argument("--iterations", type=int, default=30)
+    train.add_argument("--num_envs", type=positive_int, nargs="+", default=[4096])
+    train.add_argument("--nproc", type=positive_int, nargs="+", default=[1], help="process counts (one GPU each)")
+    train.add_argument("--iterations", type=positive_int, default=30)
     train.add_argument("--device", default="cuda")
     train.add_argument("--no_baseline", action="store_true",
                        help="skip the pure-torch cartpole baseline (run only for the Cartpole task)")
@@ -150,10 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             return launch_main(rest)
         if command == "bench":
             return _bench(rest)
-    except USER_ERRORS as err:
+    except FleetlabError as err:
         print_error(err)
         return 2
-    print(f"fleetlab: unknown command '{command}'\n{usage}", file=sys.stderr)
+    print_error(FleetlabError(f"unknown command '{command}': use one of list, train, play, launch, bench"))
     return 2
 
 

@@ -10,13 +10,14 @@ import jax.numpy as jnp
 import torch
 
 from fleetlab.envs import make
+from fleetlab.errors import FleetlabError
 
 
 def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, repeats: int = 5, impl: str = "jax",
               view: str = "torch") -> dict:
     """Steps/s (env-steps, i.e. num_envs x calls) through the torch view (DLPack in and out) or the JAX view."""
     if view not in ("torch", "jax"):
-        raise ValueError(f"view must be 'torch' or 'jax', got '{view}'")
+        raise FleetlabError(f"view must be 'torch' or 'jax', got '{view}'")
     t0 = time.perf_counter()
     env = make(task, num_envs=num_envs, device=device, impl=impl)
     jax.block_until_ready(env.state.obs)

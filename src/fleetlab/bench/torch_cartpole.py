@@ -4,7 +4,6 @@ it and on the MJX env in the same run shows what the physics engine (and the JAX
 
 from __future__ import annotations
 
-
 import torch
 
 from fleetlab.tasks.cartpole.cfg import CartpoleCfg

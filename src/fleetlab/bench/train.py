@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+from fleetlab.errors import FleetlabError
+
 REPO_SCRIPTS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "reinforcement_learning")
 LIBRARIES = ("rsl_rl", "rl_games", "skrl", "skrl-jax")
 
@@ -68,7 +70,11 @@ def run_baseline(num_envs: int, iterations: int, device: str) -> dict:
     from fleetlab.bench.torch_cartpole import TorchCartpole
     from fleetlab.distributed import RunContext
     from fleetlab.rl.common import rollout_fps
-    from fleetlab.rl.rsl_rl import FleetOnPolicyRunner, RslRlVecEnvWrapper, _as_obs_policy
+    from fleetlab.rl.rsl_rl import (
+        FleetOnPolicyRunner,
+        RslRlVecEnvWrapper,
+        _as_obs_policy,
+    )
     from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
 
     dev = "cuda:0" if device.startswith("cuda") else "cpu"
@@ -143,7 +149,7 @@ def plot(rows: list[dict], path: str) -> None:
 def bench_train(libraries, task, num_envs_list, nprocs, iterations, device, out_dir, baseline=True) -> list[dict]:
     for lib in libraries:
         if lib not in LIBRARIES:
-            raise ValueError(f"unknown library '{lib}': choose from {', '.join(LIBRARIES)}")
+            raise FleetlabError(f"unknown library '{lib}': choose from {', '.join(LIBRARIES)}")
     from fleetlab.envs.registry import resolve
 
     # the baseline is a hand-written Cartpole: it says what the physics engine costs on that task only

@@ -1,4 +1,8 @@
 from fleetlab.distributed.context import RunContext
-from fleetlab.distributed.sync import all_reduce_sum, nanmean_over_ranks, parameter_checksum
+from fleetlab.distributed.sync import (
+    all_reduce_sum,
+    nanmean_over_ranks,
+    parameter_checksum,
+)
 
 __all__ = ["RunContext", "all_reduce_sum", "nanmean_over_ranks", "parameter_checksum"]

@@ -14,6 +14,8 @@ from typing import Any, Mapping
 
 import torch
 
+from fleetlab.errors import FleetlabError
+
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
     value = env.get(name)
@@ -22,7 +24,7 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     try:
         return int(value)
     except ValueError:
-        raise ValueError(f"environment variable {name}={value!r} is not an integer") from None
+        raise FleetlabError(f"environment variable {name}={value!r} is not an integer") from None
 
 
 @dataclasses.dataclass
@@ -74,7 +76,7 @@ class RunContext:
             local_world_size = _int(env, "SLURM_NTASKS_PER_NODE", 1)
             addr, port = env.get("MASTER_ADDR"), _int(env, "MASTER_PORT", 29500)
             if distributed and world_size > 1 and not addr:
-                raise ValueError("SLURM launch: export MASTER_ADDR (the first node of the job) and MASTER_PORT")
+                raise FleetlabError("SLURM launch: export MASTER_ADDR (the first node of the job) and MASTER_PORT")
         else:
             launcher, prefix = "single", ""
             rank = local_rank = 0
@@ -82,14 +84,14 @@ class RunContext:
             addr, port = None, None
 
         if world_size < 1 or not 0 <= rank < world_size or not 0 <= local_rank < world_size:
-            raise ValueError(f"inconsistent ranks: {prefix}RANK={rank}, LOCAL_RANK={local_rank}, WORLD_SIZE={world_size}")
+            raise FleetlabError(f"inconsistent ranks: {prefix}RANK={rank}, LOCAL_RANK={local_rank}, WORLD_SIZE={world_size}")
         if world_size > 1 and not distributed:
-            raise ValueError(
+            raise FleetlabError(
                 f"{world_size} processes were launched but --distributed was not given: add --distributed "
                 "(without it every process would train its own independent copy)"
             )
         if launcher == "jax" and ml_framework != "jax":
-            raise ValueError("launched by skrl's JAX launcher: pass --ml_framework jax")
+            raise FleetlabError("launched by skrl's JAX launcher: pass --ml_framework jax")
         if not distributed:
             launcher = "single"
 
@@ -119,18 +121,18 @@ class RunContext:
     @staticmethod
     def _resolve_device(device: str | None, local_rank: int, launched: bool) -> str:
         if device is not None and device != "cpu" and not device.startswith("cuda"):
-            raise ValueError(f"unknown device '{device}': use 'cpu', 'cuda' or 'cuda:K'")
+            raise FleetlabError(f"unknown device '{device}': use 'cpu', 'cuda' or 'cuda:K'")
         if device == "cpu":
             return "cpu"
         if not torch.cuda.is_available():
             if device is not None:
-                raise RuntimeError(f"device '{device}' was asked for but torch sees no CUDA GPU; use --device cpu")
+                raise FleetlabError(f"device '{device}' was asked for but torch sees no CUDA GPU; use --device cpu")
             return "cpu"
         count = torch.cuda.device_count()
         # Under a launcher each process owns GPU LOCAL_RANK (as in Isaac Lab, an explicit cuda:K is overridden).
         index = local_rank if launched or device in (None, "cuda") else int(device.split(":")[1])
         if index >= count:
-            raise RuntimeError(
+            raise FleetlabError(
                 f"process with LOCAL_RANK={local_rank} needs cuda:{index} but only {count} GPU(s) are visible "
                 f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}): "
                 "start at most as many processes per node as there are GPUs"

@@ -24,13 +24,14 @@ import subprocess
 import sys
 
 from fleetlab.distributed.process_tree import become_subreaper, end_descendants
+from fleetlab.errors import ArgumentParser, FleetlabError
 from fleetlab.rl.fault_tolerance import RUN_DIR_VAR
 
 LIBRARIES = ("rsl_rl", "rl_games", "skrl")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fleetlab launch", description=__doc__.split("\n\n")[0],
+    p = ArgumentParser(prog="fleetlab launch", description=__doc__.split("\n\n")[0],
                                 usage="fleetlab launch [options] -- train <train args> | -- <script.py> <args>")
     p.add_argument("--nproc_per_node", "--nproc-per-node", type=int, default=1, help="processes (GPUs) on this node")
     p.add_argument("--nnodes", default="1", help="number of nodes, or MIN:MAX for an elastic run")
@@ -45,19 +46,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _error(message: str) -> int:
-    print(f"fleetlab launch: error: {message}", file=sys.stderr, flush=True)
-    return 2
-
-
 def _nodes(nnodes: str) -> tuple[int, int]:
     try:
         low, _, high = nnodes.partition(":")
         low, high = int(low), int(high or low)
     except ValueError:
-        raise ValueError(f"--nnodes must be N or MIN:MAX, got '{nnodes}'") from None
+        raise FleetlabError(f"--nnodes must be N or MIN:MAX, got '{nnodes}'") from None
     if not 0 < low <= high:
-        raise ValueError(f"--nnodes must satisfy 0 < MIN <= MAX, got '{nnodes}'")
+        raise FleetlabError(f"--nnodes must satisfy 0 < MIN <= MAX, got '{nnodes}'")
     return low, high
 
 
@@ -66,7 +62,7 @@ def _check_port_free(port: int) -> None:
         try:
             s.bind(("", port))
         except OSError:
-            raise ValueError(f"port {port} is already in use on this machine: pick a free one "
+            raise FleetlabError(f"port {port} is already in use on this machine: pick a free one "
                              "(--master_port, or the port of --rdzv_endpoint)") from None
 
 
@@ -74,7 +70,7 @@ def _train_target(command: list[str]) -> tuple[str | None, list[str]]:
     """(library, train args) for `train ...` or an Isaac Lab script scripts/reinforcement_learning/<lib>/train.py;
     (None, command) for any other script."""
     if command[0] == "train":
-        lib = argparse.ArgumentParser(add_help=False)
+        lib = ArgumentParser(add_help=False)
         lib.add_argument("--library", choices=LIBRARIES, default="rsl_rl")
         known, rest = lib.parse_known_args(command[1:])
         return known.library, rest
@@ -94,21 +90,17 @@ def _run_dir(library: str, train_args, stamp: str | None) -> str:
 
 
 def main(argv: list[str]) -> int:
+    """`fleetlab launch ...`; a bad input raises FleetlabError (the CLI prints it as one line, exit code 2)."""
     if "--" not in argv:
-        return _error("put the command after '--': fleetlab launch --nproc_per_node 2 -- train --task ...")
+        raise FleetlabError("put the command after '--': fleetlab launch --nproc_per_node 2 -- train --task ...")
     split = argv.index("--")
-    try:
-        opts = parser().parse_args(argv[:split])
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    opts = parser().parse_args(argv[:split])
     command = argv[split + 1:]
     if not command:
-        return _error("no command after '--'")
+        raise FleetlabError("no command after '--'")
     become_subreaper()
     try:
         return _launch(opts, command)
-    except (ValueError, FileNotFoundError, KeyError, RuntimeError) as err:
-        return _error(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
     finally:
         end_descendants()  # no worker (nor anything a worker started) outlives the launcher
 
@@ -118,28 +110,20 @@ def _launch(opts, command: list[str]) -> int:
 
     min_nodes, max_nodes = _nodes(opts.nnodes)
     if opts.nproc_per_node < 1:
-        raise ValueError(f"--nproc_per_node must be at least 1, got {opts.nproc_per_node}")
+        raise FleetlabError(f"--nproc_per_node must be at least 1, got {opts.nproc_per_node}")
     if opts.max_restarts < 0:
-        raise ValueError(f"--max_restarts must be >= 0, got {opts.max_restarts}")
+        raise FleetlabError(f"--max_restarts must be >= 0, got {opts.max_restarts}")
     library, rest = _train_target(command)
     framework, device = "torch", None
     if library is not None:
         if "--distributed" not in rest:
             rest = [*rest, "--distributed"]  # implied: the launcher exists to run several processes
-        import contextlib
-        import io
-
-        usage = io.StringIO()
-        try:
-            with contextlib.redirect_stderr(usage):
-                train_args = rl_args.parse(library, play=False, argv=rest)
-        except SystemExit as exit_:  # argparse printed usage + "error: ..."; keep the error line
-            return _error(usage.getvalue().strip().splitlines()[-1].split("error: ", 1)[-1]) if exit_.code else 0
+        train_args = rl_args.parse(library, play=False, argv=rest)
         framework, device = getattr(train_args, "ml_framework", "torch"), train_args.device
         _check_gpus(opts.nproc_per_node, device)
         if max_nodes > 1 and not opts.rdzv_id:
-            raise ValueError("a multi-node launch needs --rdzv_id (the same on every node): it also names the run "
-                             "directory, so every node and every restart agree on it")
+            raise FleetlabError("a multi-node launch needs --rdzv_id (the same on every node): it also names the run "
+                                "directory, so every node and every restart agree on it")
         run_dir = _run_dir(library, train_args, opts.rdzv_id if max_nodes > 1 else None)
         os.environ[RUN_DIR_VAR] = run_dir
         print(f"[fleetlab launch] {library}{'-jax' if framework == 'jax' else ''}: {opts.nproc_per_node} process(es) "
@@ -156,7 +140,7 @@ def _check_gpus(nproc: int, device: str | None) -> None:
         return
     count = torch.cuda.device_count()
     if nproc > count:
-        raise ValueError(f"--nproc_per_node {nproc} is more than the {count} GPU(s) visible here "
+        raise FleetlabError(f"--nproc_per_node {nproc} is more than the {count} GPU(s) visible here "
                          f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}): one process per GPU")
 
 
@@ -177,7 +161,7 @@ def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
         if max_nodes == 1:
             _check_port_free(int(opts.rdzv_endpoint.rsplit(":", 1)[1]))
     elif max_nodes > 1:
-        raise ValueError("a multi-node launch needs --rdzv_endpoint HOST:PORT (the first node's address)")
+        raise FleetlabError("a multi-node launch needs --rdzv_endpoint HOST:PORT (the first node's address)")
     elif opts.master_port is not None:
         _check_port_free(opts.master_port)
         args += ["--rdzv_backend", "c10d", "--rdzv_endpoint", f"localhost:{opts.master_port}"]
@@ -205,7 +189,7 @@ def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
 
 def _launch_jax(opts, min_nodes: int, max_nodes: int, train_args: list[str]) -> int:
     if min_nodes != max_nodes:
-        raise ValueError("skrl's JAX launcher has a fixed number of nodes: --nnodes N, not MIN:MAX")
+        raise FleetlabError("skrl's JAX launcher has a fixed number of nodes: --nnodes N, not MIN:MAX")
     address = opts.coordinator_address or opts.rdzv_endpoint
     if address is None:
         port = opts.master_port or _free_port()

@@ -13,6 +13,7 @@ from typing import Callable, Protocol
 import jax
 import jax.numpy as jnp
 
+from fleetlab.errors import FleetlabError
 from fleetlab.sim import Physics
 
 
@@ -75,7 +76,7 @@ class Env:
 
     def __init__(self, task: Task, physics: Physics):
         if task.observe_needs_body_forces and physics.impl != "jax":
-            raise ValueError(f"{type(task.cfg).__name__} observes body forces, which MJX computes only with "
+            raise FleetlabError(f"{type(task.cfg).__name__} observes body forces, which MJX computes only with "
                              f"physics impl 'jax' (got '{physics.impl}'): use --physics_impl jax")
         self.task = task
         self.cfg = task.cfg

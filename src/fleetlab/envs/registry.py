@@ -11,6 +11,7 @@ from typing import Callable
 
 from fleetlab.envs.core import Env, Task
 from fleetlab.envs.vec_env import VecEnv
+from fleetlab.errors import FleetlabError
 from fleetlab.sim import load_physics
 
 
@@ -39,7 +40,7 @@ def resolve(task_id: str) -> TaskEntry:
     if task_id not in _REGISTRY:
         close = difflib.get_close_matches(task_id, list(_REGISTRY), n=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
-        raise KeyError(f"unknown task '{task_id}'.{hint} Known tasks: {', '.join(list_tasks())} (see `fleetlab list`)")
+        raise FleetlabError(f"unknown task '{task_id}'.{hint} Known tasks: {', '.join(list_tasks())} (see `fleetlab list`)")
     return _REGISTRY[task_id]
 
 
@@ -55,7 +56,7 @@ def agent_cfg(task_id: str, library: str):
     """The library's default agent config for a task (a fresh copy)."""
     entry = resolve(task_id)
     if library not in entry.agents:
-        raise KeyError(f"task '{task_id}' has no {library} config (it has: {', '.join(entry.agents) or 'none'})")
+        raise FleetlabError(f"task '{task_id}' has no {library} config (it has: {', '.join(entry.agents) or 'none'})")
     module, func = entry.agents[library].split(":")
     return getattr(importlib.import_module(module), func)()
 
@@ -63,7 +64,7 @@ def agent_cfg(task_id: str, library: str):
 def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "jax", **cfg_overrides) -> VecEnv:
     """Build the VecEnv for a task: `num_envs` envs on `device`, physics `impl` ("jax" or "warp")."""
     if not isinstance(num_envs, int) or num_envs <= 0:
-        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
     task = resolve(task_id).make_task(**cfg_overrides)
     cfg = task.cfg
     physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl)

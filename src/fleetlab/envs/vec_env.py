@@ -7,7 +7,6 @@ through DLPack without a copy, so a step costs one array in and two out across t
 
 from __future__ import annotations
 
-
 import time
 from collections.abc import Mapping
 
@@ -18,6 +17,7 @@ import numpy as np
 import torch
 
 from fleetlab.envs.core import Env, State
+from fleetlab.errors import FleetlabError
 
 
 def to_torch(array: jax.Array) -> torch.Tensor:
@@ -68,7 +68,7 @@ class VecEnv(gymnasium.Env):
 
     def __init__(self, env: Env, num_envs: int, seed: int = 0, device: str = "cpu"):
         if not isinstance(num_envs, int) or num_envs <= 0:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+            raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.core = env
         self.cfg = env.cfg
         self.num_envs = num_envs

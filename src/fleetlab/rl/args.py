@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 
+from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
+
 
 def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) -> argparse.ArgumentParser:
     p = parser
     p.add_argument("--task", type=str, default="Isaac-Cartpole-v0", help="task id (see `fleetlab list`)")
-    p.add_argument("--num_envs", type=int, default=None, help="envs PER PROCESS (N processes collect N x this)")
+    p.add_argument("--num_envs", type=positive_int, default=None, help="envs PER PROCESS (N processes collect N x this)")
     p.add_argument("--seed", type=int, default=None, help="base seed; each rank adds its global rank")
     p.add_argument("--device", type=str, default=None, help="cpu | cuda | cuda:K (default: cuda:LOCAL_RANK if present)")
     p.add_argument("--distributed", action="store_true", default=False, help="train with several processes")
     p.add_argument("--headless", action="store_true", default=False, help="accepted for Isaac Lab compatibility")
     p.add_argument("--video", action="store_true", default=False, help="record an mp4 of the (trained) policy")
-    p.add_argument("--video_length", type=int, default=200, help="steps in the video")
+    p.add_argument("--video_length", type=positive_int, default=200, help="steps in the video")
     p.add_argument("--physics_impl", type=str, default="jax", choices=["jax", "warp"], help="MJX implementation")
     p.add_argument("--dist_timeout", type=float, default=600.0, help="collective timeout in seconds")
     p.add_argument("--checkpoint", type=str, default=None, help="checkpoint path (or file-name regex for rsl_rl)")
@@ -28,10 +30,11 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
         p.add_argument("--ml_framework", type=str, default="torch", choices=["torch", "jax"])
         p.add_argument("--algorithm", type=str, default="PPO", choices=["PPO"])
     if play:
-        p.add_argument("--steps", type=int, default=1000, help="steps to evaluate the policy for")
-        p.add_argument("--export", action="store_true", default=True, help="export TorchScript and ONNX")
+        p.add_argument("--steps", type=positive_int, default=1000, help="steps to evaluate the policy for")
+        p.add_argument("--export", action=argparse.BooleanOptionalAction, default=True,
+                       help="export TorchScript and ONNX (--no-export: skip)")
     else:
-        p.add_argument("--max_iterations", type=int, default=None)
+        p.add_argument("--max_iterations", type=positive_int, default=None, help="training iterations (>= 1)")
         p.add_argument("--bench", action="store_true", default=False,
                        help="after training, also measure env-only and policy-inference FPS (for `fleetlab bench`)")
     return p
@@ -41,7 +44,7 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
     """Isaac Lab's flags, plus Hydra-style `agent.<path>=<value>` overrides of the agent config, as Isaac Lab's
     scripts accept (e.g. `agent.params.config.schedule_type=standard`)."""
     what = "Play" if play else "Train"
-    parser = argparse.ArgumentParser(description=f"{what} a fleetlab task with {library}.")
+    parser = ArgumentParser(description=f"{what} a fleetlab task with {library}.")
     add_args(parser, library, play)
     parser.add_argument("overrides", nargs="*", help="agent.<key.path>=<yaml value> overrides of the agent config")
     args = parser.parse_args(argv)
@@ -52,18 +55,54 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
 
 
 def apply_overrides(cfg: dict, overrides: list[str]) -> dict:
-    """Set `agent.a.b=value` in the nested dict `cfg` (value parsed as YAML). Unknown keys are an error."""
-    import yaml
-
+    """Set `agent.a.b=value` in the nested dict `cfg`. The value is parsed as YAML and must fit the type of the
+    default it replaces (an unknown key or a wrong type is a FleetlabError, not a crash deep inside the library)."""
     for item in overrides:
-        path, value = item[len("agent."):].split("=", 1)
+        path, text = item[len("agent."):].split("=", 1)
         keys = path.split(".")
         node = cfg
         for key in keys[:-1]:
             if not isinstance(node.get(key), dict):
-                raise KeyError(f"override '{item}': '{key}' is not a section of the agent config")
+                raise FleetlabError(f"override '{item}': '{key}' is not a section of the agent config")
             node = node[key]
         if keys[-1] not in node:
-            raise KeyError(f"override '{item}': no key '{keys[-1]}' in the agent config (known: {', '.join(node)})")
-        node[keys[-1]] = yaml.safe_load(value)
+            raise FleetlabError(f"override '{item}': no key '{keys[-1]}' in the agent config (known: {', '.join(node)})")
+        node[keys[-1]] = typed_value(item, node[keys[-1]], text)
     return cfg
+
+
+def typed_value(item: str, default, text: str):
+    """`text` (YAML) as a value of the same type as `default`: an int stays an int, a float accepts an int, a string
+    takes the text as written (skrl's "auto" also takes an int); a default of None accepts anything."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise FleetlabError(f"override '{item}': '{text}' is not a valid value") from None
+    if default is None:
+        return value
+    if default == "auto" and isinstance(value, int) and not isinstance(value, bool):
+        return value  # skrl's numeric fields (write_interval, checkpoint_interval) default to the string "auto"
+    if isinstance(default, str):
+        return text if not isinstance(value, (dict, list)) else _wrong_type(item, default, text)
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else _wrong_type(item, default, text)
+    if isinstance(default, int):
+        return value if isinstance(value, int) and not isinstance(value, bool) else _wrong_type(item, default, text)
+    if isinstance(default, float):
+        if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                return _wrong_type(item, default, text)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _wrong_type(item, default, text)
+    if isinstance(default, (list, tuple)):
+        return value if isinstance(value, list) else _wrong_type(item, default, text)
+    if isinstance(default, dict):
+        return value if isinstance(value, dict) else _wrong_type(item, default, text)
+    return value
+
+
+def _wrong_type(item: str, default, text: str):
+    raise FleetlabError(f"override '{item}': expected {type(default).__name__} like the default {default!r}, got '{text}'")

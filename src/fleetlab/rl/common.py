@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import io
 import json
 import os
 import re
@@ -13,6 +15,7 @@ import numpy as np
 import torch
 
 from fleetlab.distributed import RunContext
+from fleetlab.errors import FleetlabError
 
 LOG_ROOT = "logs"
 
@@ -39,17 +42,17 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
     """The checkpoint to resume or play, chosen as Isaac Lab's get_checkpoint_path does: the last run (sorted by
     name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order."""
     if not os.path.isdir(experiment_dir):
-        raise FileNotFoundError(f"no runs to load: '{experiment_dir}' does not exist (train first, or pass --checkpoint PATH)")
+        raise FleetlabError(f"no runs to load: '{experiment_dir}' does not exist (train first, or pass --checkpoint PATH)")
     runs = sorted(d for d in os.listdir(experiment_dir) if os.path.isdir(os.path.join(experiment_dir, d)) and re.match(load_run, d))
     if not runs:
-        raise FileNotFoundError(f"no run in '{experiment_dir}' matches --load_run '{load_run}'")
+        raise FleetlabError(f"no run in '{experiment_dir}' matches --load_run '{load_run}'")
     run_dir = os.path.join(experiment_dir, runs[-1], subdir)
     if not os.path.isdir(run_dir):
-        raise FileNotFoundError(f"no checkpoint folder '{run_dir}' (did that run save any?)")
+        raise FleetlabError(f"no checkpoint folder '{run_dir}' (did that run save any?)")
     natural = lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]  # noqa: E731
     ckpts = sorted((f for f in os.listdir(run_dir) if re.match(checkpoint, f)), key=natural)
     if not ckpts:
-        raise FileNotFoundError(f"no checkpoint in '{run_dir}' matches --checkpoint '{checkpoint}'")
+        raise FleetlabError(f"no checkpoint in '{run_dir}' matches --checkpoint '{checkpoint}'")
     return os.path.abspath(os.path.join(run_dir, ckpts[-1]))
 
 
@@ -59,9 +62,20 @@ def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None,
     if checkpoint and os.path.isfile(checkpoint):
         return os.path.abspath(checkpoint)
     if checkpoint and (os.sep in checkpoint or checkpoint.endswith((".pt", ".pth", ".pickle"))):
-        raise FileNotFoundError(f"checkpoint '{checkpoint}' does not exist")
+        raise FleetlabError(f"checkpoint '{checkpoint}' does not exist")
     experiment_dir = os.path.join(LOG_ROOT, library, experiment_name)
     return find_checkpoint(experiment_dir, load_run or ".*", checkpoint or default, subdir)
+
+
+@contextlib.contextmanager
+def printed_by_writer_only(ctx: RunContext):
+    """Inside this block only global rank 0 prints to stdout: the libraries print their model summaries and set-up
+    notes on every rank when they build the agent (rsl_rl's actor/critic, rl_games' "build mlp", seeds, ranks)."""
+    if ctx.is_writer:
+        yield
+        return
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
 
 
 def write_json(path: str, data: dict) -> None:
@@ -153,7 +167,7 @@ def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str,
     try:
         renderer = mujoco.Renderer(mj_model, height=480, width=640)
     except Exception as err:  # no GL context
-        raise RuntimeError(
+        raise FleetlabError(
             f"offscreen rendering failed ({err}); set MUJOCO_GL=egl (GPU) or MUJOCO_GL=osmesa (CPU, apt install libosmesa6)"
         ) from None
     camera = "side" if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, "side") >= 0 else -1
@@ -186,7 +200,7 @@ def check_checkpoint_task(path: str, task_id: str) -> None:
             with open(marker) as f:
                 trained = json.load(f)["task"]
             if trained != task_id:
-                raise ValueError(f"checkpoint '{path}' was trained on '{trained}', not '{task_id}'")
+                raise FleetlabError(f"checkpoint '{path}' was trained on '{trained}', not '{task_id}'")
             return
         folder = os.path.dirname(folder)
 

@@ -117,28 +117,41 @@ def share_checkpoint(ctx: RunContext, path: str | None) -> str | None:
 
 
 def rng_state(env=None, extra: dict | None = None) -> dict:
-    """This process's random state: Python, NumPy, torch (CPU and its CUDA device) and the env's JAX keys."""
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """This process's random state: Python, NumPy, torch (CPU and its CUDA device) and the env's JAX keys. Only
+    tensors and plain values (ints, strings, tuples), so a checkpoint that carries it loads with weights_only=True."""
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    state = {"python": random.getstate(), "numpy": (kind, torch.from_numpy(keys.astype(np.int64)), pos, has_gauss, cached),
+             "torch": torch.get_rng_state()}
     device = str(getattr(env, "device", "cpu"))
     if device.startswith("cuda"):
         state["torch_cuda"] = torch.cuda.get_rng_state(torch.device(device))
     if getattr(env, "state", None) is not None:  # fleetlab envs (the pure-torch baseline has no JAX keys)
-        state["env_key"] = np.asarray(env.state.key)
+        state["env_key"] = key_to_tensor(env.state.key)
     state.update(extra or {})
     return state
+
+
+def key_to_tensor(key) -> torch.Tensor:
+    """A JAX PRNG key (uint32) as an int64 tensor: torch checkpoints hold tensors, not NumPy arrays."""
+    return torch.from_numpy(np.asarray(key).astype(np.int64))
+
+
+def key_from_tensor(saved: torch.Tensor) -> np.ndarray:
+    return saved.numpy().astype(np.uint32)
 
 
 def set_rng_state(state: dict, env=None) -> None:
     import jax
 
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    kind, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((kind, keys.numpy().astype(np.uint32), pos, has_gauss, cached))
     torch.set_rng_state(state["torch"])
     device = str(getattr(env, "device", "cpu"))
     if "torch_cuda" in state and device.startswith("cuda"):
         torch.cuda.set_rng_state(state["torch_cuda"], torch.device(device))
-    if getattr(env, "state", None) is not None and "env_key" in state and state["env_key"].shape == tuple(env.state.key.shape):
-        key = jax.device_put(state["env_key"], env.state.key.sharding)
+    if getattr(env, "state", None) is not None and "env_key" in state and tuple(state["env_key"].shape) == tuple(env.state.key.shape):
+        key = jax.device_put(key_from_tensor(state["env_key"]), env.state.key.sharding)
         env.state = dataclasses.replace(env.state, key=key)
 
 

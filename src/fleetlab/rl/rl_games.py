@@ -9,7 +9,7 @@ import time
 import gymnasium
 import numpy as np
 import torch
-from rl_games.algos_torch import a2c_continuous
+from rl_games.algos_torch import a2c_continuous, players
 from rl_games.algos_torch.running_mean_std import RunningMeanStd
 from rl_games.common import env_configurations, vecenv
 from rl_games.common.ivecenv import IVecEnv
@@ -19,9 +19,11 @@ from fleetlab.distributed import RunContext, parameter_checksum
 from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.distributed.torch_pg import group_made_by_run_context
 from fleetlab.envs.registry import agent_cfg, resolve
+from fleetlab.errors import FleetlabError
 from fleetlab.rl import common
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
+from fleetlab.rl.checkpoint_reader import read_checkpoint
 
 LIBRARY = "rl_games"
 VECENV_NAME = "fleetlab"
@@ -111,7 +113,7 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
         device = ctx.device
         self.ctx, self.fleet_env = ctx, env
         self.stop, self.rng_states = ft.StopRequest(), None
-        with group_made_by_run_context(device):
+        with group_made_by_run_context(device), common.printed_by_writer_only(ctx):  # upstream: summary on every rank
             super().__init__(base_name=base_name, params=params)
         model = self.model
         if self.normalize_input:
@@ -155,6 +157,24 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
         ft.atomic_torch_save(state, fn + ".pth")
 
 
+class FleetPlayer(players.PpoPlayerContinuous):
+    """Upstream's player reads the checkpoint with torch.load(weights_only=False) (torch_ext.safe_load), which can
+    run code from it: this one reads it with read_rl_games_checkpoint (weights_only=True, written by rl_games)."""
+
+    def restore(self, fn):
+        checkpoint = read_rl_games_checkpoint(fn)
+        self.model.load_state_dict(checkpoint["model"])
+        if self.normalize_input and "running_mean_std" in checkpoint:
+            self.model.running_mean_std.load_state_dict(checkpoint["running_mean_std"])
+
+
+def read_rl_games_checkpoint(path: str) -> dict:
+    checkpoint = read_checkpoint(path, LIBRARY)
+    # A model saved after torch.compile has its keys under "_orig_mod." (upstream's load_checkpoint strips it too).
+    checkpoint["model"] = {k.removeprefix("_orig_mod."): v for k, v in checkpoint["model"].items()}
+    return checkpoint
+
+
 def run_dir_parts(args) -> tuple[str, str, str]:
     """(library folder, experiment, run name) of a training run's directory, for make_run_dir and `fleetlab launch`."""
     return LIBRARY, apply_overrides(agent_cfg(args.task, LIBRARY), args.overrides)["params"]["config"]["name"], ""
@@ -175,7 +195,7 @@ def _build(args, ctx: RunContext, env, run_dir: str | None, play: bool) -> tuple
     if conf["minibatch_size"] > batch:
         conf["minibatch_size"] = batch  # few envs (CPU): one minibatch of everything
     if batch % conf["minibatch_size"]:
-        raise ValueError(f"num_envs x horizon_length = {batch} is not a multiple of minibatch_size {conf['minibatch_size']}")
+        raise FleetlabError(f"num_envs x horizon_length = {batch} is not a multiple of minibatch_size {conf['minibatch_size']}")
     if run_dir is not None:
         conf["train_dir"] = os.path.dirname(run_dir)
         conf["full_experiment_name"] = os.path.basename(run_dir)
@@ -186,6 +206,7 @@ def _build(args, ctx: RunContext, env, run_dir: str | None, play: bool) -> tuple
     runner.algo_factory.register_builder(
         "a2c_continuous", lambda **kwargs: FleetA2CAgent(ctx=ctx, env=env, **kwargs)
     )
+    runner.player_factory.register_builder("a2c_continuous", lambda **kwargs: FleetPlayer(**kwargs))
     runner.load({"params": params})
     runner.params["config"] = PinnedDeviceConfig(runner.params["config"])
     # Upstream adds RANK (read from the environment) to the seed itself; ours already holds base + global rank.
@@ -222,8 +243,9 @@ def train(args) -> dict:
     else:  # a restart of `fleetlab launch`: the latest complete checkpoint of this run (None otherwise)
         path = ft.auto_resume_checkpoint(ctx, os.path.join(run_dir, "nn"), r".*\.pth")
     if path is not None:
-        agent.restore(path)  # weights, optimizer, normalizers, epoch and frame counters
-        ft.restore_rng(ctx, torch.load(path, map_location="cpu", weights_only=False).get("fleetlab_rng"), env)
+        checkpoint = read_rl_games_checkpoint(path)  # not agent.restore: upstream's reads with weights_only=False
+        agent.set_full_state_weights(checkpoint)  # weights, optimizer, normalizers, epoch and frame counters
+        ft.restore_rng(ctx, checkpoint.get("fleetlab_rng"), env)
         print(f"[fleetlab] resuming from {path} at epoch {agent.epoch_num + 1}/{agent.max_epochs}", flush=True)
     agent.stop.install()
     start = time.time()

@@ -3,8 +3,11 @@ train() and play()."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import statistics
+import warnings
 import time
 from collections import deque
 
@@ -16,12 +19,18 @@ from rsl_rl.runners import OnPolicyRunner
 from rsl_rl.utils.logger import Logger
 from tensordict import TensorDict
 
-from fleetlab.distributed import RunContext, all_reduce_sum, nanmean_over_ranks, parameter_checksum
+from fleetlab.distributed import (
+    RunContext,
+    all_reduce_sum,
+    nanmean_over_ranks,
+    parameter_checksum,
+)
 from fleetlab.envs.registry import agent_cfg, resolve
 from fleetlab.envs.vec_env import LazyLog
 from fleetlab.rl import common
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
+from fleetlab.rl.checkpoint_reader import read_checkpoint
 
 LIBRARY = "rsl_rl"
 
@@ -146,7 +155,8 @@ class FleetOnPolicyRunner(OnPolicyRunner):
         # next step while the GPU works. Our VecEnv checks actions, observations and rewards itself, on every
         # 16th step on a GPU (VecEnv._check_finite). An explicit `check_for_nan` in the config still wins.
         train_cfg.setdefault("check_for_nan", False)
-        super().__init__(env, train_cfg, log_dir=log_dir, device=ctx.device)
+        with common.printed_by_writer_only(ctx):  # upstream prints the model summary on every rank
+            super().__init__(env, train_cfg, log_dir=log_dir, device=ctx.device)
         self._use_fused_optimizer()
         self.logger = SyncedLogger(
             log_dir=log_dir, cfg=self.cfg, env_cfg=env.cfg, num_envs=env.num_envs, is_distributed=self.is_distributed,
@@ -201,6 +211,16 @@ class FleetOnPolicyRunner(OnPolicyRunner):
         ft.atomic_torch_save(state, path)
         self.logger.save_model(path, self.current_learning_iteration)
 
+    def load(self, path: str, load_cfg: dict | None = None, strict: bool = True) -> dict:
+        """Upstream reads the file with torch.load(weights_only=False), which can run code from it. Here it is read
+        by fleetlab.rl.checkpoint_reader (weights_only=True, and it must be an rsl_rl checkpoint), then handed to
+        PPO.load as upstream does (load_state_dict copies the CPU tensors to the model's device). Returns the whole
+        checkpoint (upstream returns its "infos"), so its RNG states need no second read."""
+        loaded = read_checkpoint(path, LIBRARY)
+        if self.alg.load(loaded, load_cfg, strict):
+            self.current_learning_iteration = loaded["iter"]
+        return loaded
+
     def checksum(self) -> str:
         return parameter_checksum([*self.alg.actor.state_dict().values(), *self.alg.critic.state_dict().values()])
 
@@ -248,13 +268,12 @@ def train(args) -> dict:
         path = common.resolve_checkpoint(LIBRARY, cfg["experiment_name"], args.load_run, args.checkpoint)
         common.check_checkpoint_task(path, task_id)
         print(f"[fleetlab] resuming from {path}", flush=True)
-        runner.load(path, map_location=ctx.device)
-        ft.restore_rng(ctx, _rng_of(path), env)
+        ft.restore_rng(ctx, runner.load(path).get("fleetlab_rng"), env)
     elif (path := ft.auto_resume_checkpoint(ctx, run_dir, r"model_\d+\.pt")) is not None:
         # a restart of `fleetlab launch`: continue to the same final iteration
-        runner.load(path, map_location=ctx.device)
+        loaded = runner.load(path)
         runner.current_learning_iteration += 1  # the saved iteration is complete
-        ft.restore_rng(ctx, _rng_of(path), env)
+        ft.restore_rng(ctx, loaded.get("fleetlab_rng"), env)
         iterations = max(cfg["max_iterations"] - runner.current_learning_iteration, 0)
         print(f"[fleetlab] auto-resume from {path}: iterations {runner.current_learning_iteration} to "
               f"{cfg['max_iterations'] - 1}", flush=True)
@@ -277,8 +296,19 @@ def train(args) -> dict:
     return summary
 
 
-def _rng_of(path: str) -> list | None:
-    return torch.load(path, map_location="cpu", weights_only=False).get("fleetlab_rng")
+@contextlib.contextmanager
+def _quiet_onnx_export():
+    """torch's ONNX exporter logs a warning per torchvision operator when torchvision is not installed (we use none)
+    and raises a FutureWarning from inside torch's own pytree code: neither is about the user's policy."""
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
+    level = registration.level
+    registration.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec", category=FutureWarning)
+            yield
+    finally:
+        registration.setLevel(level)
 
 
 def _as_obs_policy(policy, env):
@@ -291,14 +321,15 @@ def play(args) -> dict:
     common.check_checkpoint_task(path, task_id)
     print(f"[fleetlab] loading {path}", flush=True)
     runner = FleetOnPolicyRunner(RslRlVecEnvWrapper(env), cfg, log_dir=None, ctx=ctx)
-    runner.load(path, map_location=ctx.device)
+    runner.load(path)
     policy = _as_obs_policy(runner.get_inference_policy(device=ctx.device), env)
     result = {"task": task_id, "checkpoint": path, **common.evaluate(env, policy, args.steps)}
     run_dir = os.path.dirname(path)
     if args.export:
         export_dir = os.path.join(run_dir, "exported")
         runner.export_policy_to_jit(export_dir, "policy.pt")
-        runner.export_policy_to_onnx(export_dir, "policy.onnx")
+        with _quiet_onnx_export():
+            runner.export_policy_to_onnx(export_dir, "policy.onnx")
         result["exported"] = [os.path.join(export_dir, "policy.pt"), os.path.join(export_dir, "policy.onnx")]
     if args.video:
         result["video"] = common.record_video(env, policy, os.path.join(run_dir, "videos", "play.mp4"), args.video_length)

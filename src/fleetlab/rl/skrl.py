@@ -11,13 +11,13 @@ import os
 import re
 import time
 
-import torch
-
 from fleetlab.distributed import RunContext
 from fleetlab.envs.registry import agent_cfg, resolve
+from fleetlab.errors import FleetlabError
 from fleetlab.rl import common
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.args import apply_overrides
+from fleetlab.rl.checkpoint_reader import read_checkpoint
 
 LIBRARY = "skrl"
 
@@ -73,7 +73,9 @@ def _framework_module(ctx: RunContext, framework: str):
             from fleetlab.rl import skrl_torch
 
         return skrl_torch
-    from fleetlab.rl import skrl_jax  # RunContext.init_process_group already ran jax.distributed
+    from fleetlab.rl import (
+        skrl_jax,  # RunContext.init_process_group already ran jax.distributed
+    )
 
     return skrl_jax
 
@@ -99,7 +101,7 @@ def run_dir_parts(args) -> tuple[str, str, str]:
 def _framework(args) -> str:
     framework = getattr(args, "ml_framework", "torch")
     if framework not in ("torch", "jax"):
-        raise ValueError(f"--ml_framework must be 'torch' or 'jax', got '{framework}'")
+        raise FleetlabError(f"--ml_framework must be 'torch' or 'jax', got '{framework}'")
     return framework
 
 
@@ -123,7 +125,7 @@ def _resume_point(ctx: RunContext, run_dir: str) -> tuple[str | None, dict | Non
             agent_path = next((os.path.join(folder, f) for f in os.listdir(folder) if re.fullmatch(rf"agent_{t}\.\w+", f)), None)
             state_path = state_path if agent_path else None
     agent_path, state_path = ft.share_checkpoint(ctx, agent_path), ft.share_checkpoint(ctx, state_path)
-    return agent_path, torch.load(state_path, weights_only=False) if state_path else None
+    return agent_path, read_checkpoint(state_path) if state_path else None
 
 
 class TrainingHooks:
@@ -193,7 +195,7 @@ def train(args) -> dict:
     runner, wrapped = fw.build_runner(env, cfg)
     hooks = TrainingHooks(runner.agent, fw, ctx, env, cfg, offset, task_id)
     if path is not None:
-        runner.agent.load(path)  # models, optimizer, observation/value normalizers
+        fw.load_agent(runner.agent, read_checkpoint(path, LIBRARY))  # models, optimizer, normalizers
         if state and ft.restore_rng(ctx, state["rng"], env):
             fw.set_rng_extra(state["rng"][ctx.rank])
         print(f"[fleetlab] resuming from {path} at timestep {offset}/{hooks.total}", flush=True)
@@ -224,7 +226,7 @@ def play(args) -> dict:
     cfg["agent"]["experiment"]["checkpoint_interval"] = 0
     fw = _framework_module(ctx, framework)
     runner, _ = fw.build_runner(env, cfg)
-    runner.agent.load(path)
+    fw.load_agent(runner.agent, read_checkpoint(path, LIBRARY))
     policy = fw.policy_fn(runner.agent)
     result = {"task": task_id, "checkpoint": path, **common.evaluate(env, policy, args.steps)}
     run_dir = os.path.dirname(os.path.dirname(path))  # <run>/checkpoints/<file>
@@ -242,7 +244,7 @@ def _checkpoint(experiment: str, framework: str, checkpoint: str | None) -> str:
     try:
         return common.resolve_checkpoint(LIBRARY, experiment, runs, checkpoint, default=rf"best_agent{suffix}",
                                          subdir="checkpoints")
-    except FileNotFoundError:
+    except FleetlabError:
         if checkpoint:
             raise
         return common.resolve_checkpoint(LIBRARY, experiment, runs, None, default=rf"agent_.*{suffix}", subdir="checkpoints")

@@ -138,9 +138,21 @@ def atomic_checkpoints():
 
 
 def rng_extra() -> dict:
-    return {"skrl_jax_key": np.asarray(skrl.config.jax.key)}  # skrl's uint32 PRNG key for action sampling
+    return {"skrl_jax_key": ft.key_to_tensor(skrl.config.jax.key)}  # skrl's uint32 PRNG key for action sampling
 
 
 def set_rng_extra(state: dict) -> None:
-    if "skrl_jax_key" in state:
-        skrl.config.jax.key = jnp.asarray(state["skrl_jax_key"])  # a jax.Array: kept as is (a NumPy one is re-seeded)
+    if "skrl_jax_key" in state:  # a jax.Array: kept as is (a NumPy one is re-seeded)
+        skrl.config.jax.key = jnp.asarray(ft.key_from_tensor(state["skrl_jax_key"]))
+
+
+def load_agent(agent, modules: dict) -> None:
+    """Upstream's Agent.load(path) unpickles the file itself, with pickle.load (which can run code from it). The
+    modules come here already read by fleetlab.rl.checkpoint_reader (no globals allowed): each is flax's msgpack
+    bytes of a model's parameters, restored as upstream restores them."""
+    import flax.serialization
+
+    for name, data in modules.items():
+        module = agent.checkpoint_modules.get(name)
+        if module is not None and hasattr(module, "state_dict"):
+            module.state_dict = module.state_dict.replace(params=flax.serialization.from_bytes(module.state_dict.params, data))

@@ -13,10 +13,10 @@ from skrl.resources.preprocessors.torch import RunningStandardScaler
 from skrl.utils.runner.torch import Runner
 
 from fleetlab.distributed import parameter_checksum
-from fleetlab.envs.vec_env import LazyLog
-from fleetlab.rl.skrl import SkrlEnvMixin
 from fleetlab.distributed.sync import global_batch_moments
+from fleetlab.envs.vec_env import LazyLog
 from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.skrl import SkrlEnvMixin
 
 
 class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
@@ -86,3 +86,15 @@ def rng_extra() -> dict:
 
 def set_rng_extra(_state: dict) -> None:
     pass
+
+
+def load_agent(agent, modules: dict) -> None:
+    """Upstream's Agent.load(path) reads the file itself with torch.load(weights_only=False), which can run code from
+    it. The modules come here already read by fleetlab.rl.checkpoint_reader (weights_only=True); each goes into the
+    agent's module of that name, as upstream does (load_state_dict moves the tensors to the module's device)."""
+    for name, data in modules.items():
+        module = agent.checkpoint_modules.get(name)
+        if module is not None and hasattr(module, "load_state_dict"):
+            module.load_state_dict(data)
+            if hasattr(module, "eval"):
+                module.eval()

@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import importlib.util
 import warnings
 
 import jax
 import mujoco
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from mujoco import mjx
+from fleetlab.errors import FleetlabError
+
+def _import_mjx():
+    """`from mujoco import mjx`, without the lines its import-time probe prints when MuJoCo Warp is not installed
+    ("Failed to import warp: No module named 'warp'"): that is the normal CPU set-up, not something to act on. Any
+    other line it prints (Warp installed but failing to load) is passed on."""
+    probe = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(probe):
+        warnings.simplefilter("ignore")
+        from mujoco import mjx
+    for line in probe.getvalue().splitlines():
+        if "No module named 'warp'" not in line:
+            print(line, flush=True)
+    return mjx
+
+
+mjx = _import_mjx()
 
 IMPLS = ("jax", "warp")
 
@@ -21,12 +37,12 @@ def jax_device_for(device: str) -> jax.Device:
     if device == "cpu":
         return jax.local_devices(backend="cpu")[0]  # under jax.distributed, devices() lists other processes too
     if not device.startswith("cuda"):
-        raise ValueError(f"unknown device '{device}': use 'cpu' or 'cuda:K'")
+        raise FleetlabError(f"unknown device '{device}': use 'cpu' or 'cuda:K'")
     index = int(device.split(":")[1]) if ":" in device else 0
     try:
         gpus = jax.local_devices(backend="gpu")
     except RuntimeError as err:
-        raise RuntimeError(
+        raise FleetlabError(
             f"device '{device}' asks for a GPU but JAX has no GPU backend ({err}); install jax[cuda13] or use --device cpu"
         ) from None
     # local_hardware_id is the CUDA ordinal inside CUDA_VISIBLE_DEVICES, the same numbering torch's cuda:K uses,
@@ -34,7 +50,7 @@ def jax_device_for(device: str) -> jax.Device:
     for gpu in gpus:
         if getattr(gpu, "local_hardware_id", gpu.id) == index:
             return gpu
-    raise RuntimeError(f"device '{device}': JAX sees no such GPU (it sees {[str(g) for g in gpus]})")
+    raise FleetlabError(f"device '{device}': JAX sees no such GPU (it sees {[str(g) for g in gpus]})")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,11 +102,11 @@ def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
 
 def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax") -> Physics:
     if impl not in IMPLS:
-        raise ValueError(f"unknown physics impl '{impl}': choose one of {IMPLS}")
+        raise FleetlabError(f"unknown physics impl '{impl}': choose one of {IMPLS}")
     if impl == "warp" and (importlib.util.find_spec("warp") is None or importlib.util.find_spec("mujoco_warp") is None):
-        raise ImportError("impl='warp' needs MuJoCo Warp: pip install 'fleetlab[warp]' (warp-lang, mujoco-warp)")
+        raise FleetlabError("impl='warp' needs MuJoCo Warp: pip install 'fleetlab[warp]' (warp-lang, mujoco-warp)")
     if decimation < 1:
-        raise ValueError(f"decimation must be >= 1, got {decimation}")
+        raise FleetlabError(f"decimation must be >= 1, got {decimation}")
     mj_model = mujoco.MjModel.from_xml_path(xml_path)
     mj_model.opt.timestep = sim_dt
     jax_device = jax_device_for(device)

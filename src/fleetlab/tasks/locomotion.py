@@ -13,6 +13,7 @@ import mujoco
 import numpy as np
 
 from fleetlab.envs.core import Task
+from fleetlab.errors import FleetlabError
 from fleetlab.sim.mjx import incoming_wrench
 
 
@@ -59,9 +60,9 @@ class RobotConsts:
         m = mujoco.MjModel.from_xml_path(cfg.xml_path)
         joints = m.actuator_trnid[:, 0]
         if m.jnt_type[0] != mujoco.mjtJoint.mjJNT_FREE or (m.jnt_type[joints] != mujoco.mjtJoint.mjJNT_HINGE).any():
-            raise ValueError(f"{cfg.xml_path}: expected a free root joint and one motor per hinge joint")
+            raise FleetlabError(f"{cfg.xml_path}: expected a free root joint and one motor per hinge joint")
         if list(m.jnt_qposadr[joints]) != list(range(7, m.nq)):
-            raise ValueError(f"{cfg.xml_path}: the motors must drive the hinge joints in qpos order")
+            raise FleetlabError(f"{cfg.xml_path}: the motors must drive the hinge joints in qpos order")
         qpos0 = m.qpos0.copy()
         for name, value in cfg.default_joint_pos.items():
             qpos0[m.jnt_qposadr[m.joint(name).id]] = value
@@ -183,7 +184,7 @@ def walked(cfg: LocomotionCfg, state) -> jax.Array:
 def make_locomotion_task(cfg: LocomotionCfg) -> Task:
     consts = RobotConsts.from_cfg(cfg)
     if len(consts.joint_lower) != cfg.num_actions:
-        raise ValueError(f"{cfg.xml_path} has {len(consts.joint_lower)} motors, the config says {cfg.num_actions}")
+        raise FleetlabError(f"{cfg.xml_path} has {len(consts.joint_lower)} motors, the config says {cfg.num_actions}")
     dt = cfg.sim_dt * cfg.decimation
     return Task(
         cfg=cfg,

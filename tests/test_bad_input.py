@@ -62,7 +62,7 @@ CASES = {
     "malicious torch checkpoint": ([*PLAY, "--checkpoint", "{malicious}"], "refused to load"),
     "malicious skrl-JAX pickle": ([*SKRL_JAX_PLAY, "--checkpoint", "{malicious_jax}"], "refused to load"),
     "unknown task": ([*TRAIN, "--task", "Isaac-Cartpol-v0"], "Did you mean 'Isaac-Cartpole-v0'?"),
-    "unknown flag": ([*TRAIN, "--num_env", "4"], "unrecognized arguments: --num_env"),
+    "unknown flag": ([*TRAIN, "--num_robots", "4"], "unrecognized arguments: --num_robots"),
 }
 
 

@@ -183,19 +183,20 @@ def train(args) -> dict:
         common.record_task(run_dir, task_id)
         common.write_json(os.path.join(run_dir, "params", "agent.json"), cfg)
     print(f"[fleetlab] {ctx.summary()}", flush=True)
-    fw = _framework_module(ctx, framework)
     path, state = None, None
     if args.checkpoint:
         path = _checkpoint(os.path.basename(cfg["agent"]["experiment"]["directory"]), framework, args.checkpoint)
         common.check_checkpoint_task(path, task_id)
     elif ft.launched_run_dir():
         path, state = _resume_point(ctx, run_dir)
+    modules = read_checkpoint(path, LIBRARY) if path is not None else None  # a bad file fails before skrl starts
+    fw = _framework_module(ctx, framework)
     offset = min(state["timestep"], cfg["trainer"]["timesteps"]) if state else 0
     cfg["trainer"]["timesteps"] -= offset  # the trainer runs the rest; TrainingHooks shifts its timesteps
     runner, wrapped = fw.build_runner(env, cfg)
     hooks = TrainingHooks(runner.agent, fw, ctx, env, cfg, offset, task_id)
-    if path is not None:
-        fw.load_agent(runner.agent, read_checkpoint(path, LIBRARY))  # models, optimizer, normalizers
+    if modules is not None:
+        fw.load_agent(runner.agent, modules)  # models, optimizer, normalizers
         if state and ft.restore_rng(ctx, state["rng"], env):
             fw.set_rng_extra(state["rng"][ctx.rank])
         print(f"[fleetlab] resuming from {path} at timestep {offset}/{hooks.total}", flush=True)
@@ -222,11 +223,12 @@ def play(args) -> dict:
     path = _checkpoint(cfg["agent"]["experiment"]["directory"], framework, args.checkpoint)
     common.check_checkpoint_task(path, task_id)
     print(f"[fleetlab] loading {path}", flush=True)
+    modules = read_checkpoint(path, LIBRARY)
     cfg["agent"]["experiment"]["write_interval"] = 0
     cfg["agent"]["experiment"]["checkpoint_interval"] = 0
     fw = _framework_module(ctx, framework)
     runner, _ = fw.build_runner(env, cfg)
-    fw.load_agent(runner.agent, read_checkpoint(path, LIBRARY))
+    fw.load_agent(runner.agent, modules)
     policy = fw.policy_fn(runner.agent)
     result = {"task": task_id, "checkpoint": path, **common.evaluate(env, policy, args.steps)}
     run_dir = os.path.dirname(os.path.dirname(path))  # <run>/checkpoints/<file>

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from fleetlab.distributed import RunContext
+from fleetlab.errors import FleetlabError
 from fleetlab.rl import fault_tolerance as ft
 
 
@@ -66,7 +67,7 @@ def test_nan_actions_are_a_clear_error():
 
     env = make("Isaac-Cartpole-v0", num_envs=4, device="cpu", seed=0)
     env.step(torch.zeros(4, 1))
-    with pytest.raises(ValueError, match="non-finite .*actions"):
+    with pytest.raises(FleetlabError, match="non-finite .*actions"):
         env.step(torch.full((4, 1), float("nan")))
 
 
@@ -79,7 +80,7 @@ def test_non_finite_physics_is_a_clear_error():
 
     env = make("Isaac-Cartpole-v0", num_envs=4)
     env.state = env.state.replace(qvel=env.state.qvel.at[1, 1].set(jnp.inf))
-    with pytest.raises(ValueError, match="non-finite .* observations or rewards .* physics"):
+    with pytest.raises(FleetlabError, match="non-finite .* observations or rewards .* physics"):
         env.step(torch.zeros(4, 1))
 
 
@@ -101,5 +102,5 @@ def test_jax_view_checks_too():
 
     env = make("Isaac-Cartpole-v0", num_envs=4)
     env.step_jax(jnp.zeros((4, 1)))
-    with pytest.raises(ValueError, match="non-finite .*actions"):
+    with pytest.raises(FleetlabError, match="non-finite .*actions"):
         env.step_jax(jnp.full((4, 1), jnp.nan))

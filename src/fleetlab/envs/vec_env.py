@@ -179,12 +179,12 @@ class VecEnv(gymnasium.Env):
             return
         actions_ok, outputs_ok = finite()
         if not actions_ok:
-            raise ValueError(
+            raise FleetlabError(
                 f"non-finite (NaN or inf) actions reached the env at step {self._steps}: the policy diverged; "
                 "lower the learning rate or check the observations"
             )
         if not outputs_ok:
-            raise ValueError(
+            raise FleetlabError(
                 f"the env returned non-finite (NaN or inf) observations or rewards at step {self._steps}: the physics "
                 "went unstable; lower sim_dt or the action scale"
             )

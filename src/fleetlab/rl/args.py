@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
 
@@ -44,7 +46,9 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
     """Isaac Lab's flags, plus Hydra-style `agent.<path>=<value>` overrides of the agent config, as Isaac Lab's
     scripts accept (e.g. `agent.params.config.schedule_type=standard`)."""
     what = "Play" if play else "Train"
-    parser = ArgumentParser(description=f"{what} a fleetlab task with {library}.")
+    script = os.path.basename(sys.argv[0])  # an Isaac Lab script path, or fleetlab's own entry point
+    prog = script if script.endswith(".py") and script != "__main__.py" else f"fleetlab {what.lower()} --library {library}"
+    parser = ArgumentParser(prog=prog, description=f"{what} a fleetlab task with {library}.")
     add_args(parser, library, play)
     parser.add_argument("overrides", nargs="*", help="agent.<key.path>=<yaml value> overrides of the agent config")
     args = parser.parse_args(argv)

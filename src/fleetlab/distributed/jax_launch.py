@@ -18,11 +18,7 @@ from unittest import mock
 
 from skrl.utils.distributed.jax import launcher
 
-from fleetlab.distributed.process_tree import (
-    become_subreaper,
-    end_descendants,
-    kill_tree,
-)
+from fleetlab.distributed.process_tree import become_subreaper, end_descendants, kill_tree
 
 GRACE_S = 10.0  # after SIGTERM, the surviving children get this long before SIGKILL
 

@@ -91,3 +91,4 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr(rl_args, "parse", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["train", "--library", "rsl_rl"])
+

@@ -27,6 +27,8 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
     from fleetlab.rl.fault_tolerance import GracefulStop
 
     redirect_worker_output()  # under `fleetlab launch`, ranks > 0 write to their log file
+    write_whole_lines(sys.stdout)
+    write_whole_lines(sys.stderr)
     args = rl_args.parse(library, play=play, argv=argv)
     module = importlib.import_module(f"fleetlab.rl.{library}")
     try:
@@ -50,6 +52,15 @@ def run_workflow(library: str, play: bool, argv: list[str]) -> int:
             os._exit(2 if isinstance(err, FleetlabError) else 1)
         raise
     return 0
+
+
+def write_whole_lines(stream) -> None:
+    """Each printed line reaches the OS in ONE write. Under PYTHONUNBUFFERED (set on many clusters and CI machines)
+    print() writes the text and its newline separately, so when several ranks share one console (torchrun) another
+    rank's line can land between them and two lines get glued together. Line buffering flushes text and newline
+    together, as soon as the line is complete."""
+    if hasattr(stream, "reconfigure"):
+        stream.reconfigure(line_buffering=True, write_through=False)
 
 
 def _train_or_play(argv: list[str], play: bool) -> int:

@@ -5,7 +5,6 @@ import os
 import pickle
 
 import pytest
-
 from conftest import PYTHON, REPO, run_cmd
 
 SMALL = ["--num_envs", "16", "--device", "cpu"]
@@ -31,8 +30,9 @@ def files(tmp_path_factory):
     run = os.path.join(root, "logs", "rsl_rl", "cartpole")
     model = os.path.join(run, os.listdir(run)[0], "model_0.pt")
     data = open(model, "rb").read()
-    paths = {"rsl_rl": model, "empty": root / "empty.pt", "random": root / "random.pt", "truncated": root / "truncated.pt",
-             "malicious": root / "malicious.pt", "malicious_jax": root / "malicious.pickle"}
+    paths = {"rsl_rl": model, "empty": root / "empty.pt", "random": root / "random.pt",
+             "truncated": root / "truncated.pt", "malicious": root / "malicious.pt",
+             "malicious_jax": root / "malicious.pickle"}
     paths["empty"].write_bytes(b"")
     paths["random"].write_bytes(os.urandom(2048))
     paths["truncated"].write_bytes(data[: len(data) // 2])
@@ -55,8 +55,10 @@ CASES = {
     "video_length 0": ([*TRAIN, "--video", "--video_length", "0"], "--video_length: must be a positive integer, got 0"),
     "video_length < 0": ([*PLAY, "--video_length", "-1"], "--video_length: must be a positive integer, got -1"),
     "empty checkpoint": ([*PLAY, "--checkpoint", "{empty}"], "is not a readable checkpoint: the file is empty"),
-    "random bytes": ([*PLAY, "--checkpoint", "{random}"], "is not a readable checkpoint: it is not a file written by torch"),
-    "truncated checkpoint": ([*PLAY, "--checkpoint", "{truncated}"], "is not a readable checkpoint (damaged, truncated"),
+    "random bytes": ([*PLAY, "--checkpoint", "{random}"],
+                     "is not a readable checkpoint: it is not a file written by torch"),
+    "truncated checkpoint": ([*PLAY, "--checkpoint", "{truncated}"],
+                             "is not a readable checkpoint (damaged, truncated"),
     "another library's checkpoint": ([*RL_GAMES_PLAY, "--checkpoint", "{rsl_rl}"],
                                      "was written by rsl_rl, but rl_games was asked to read it"),
     "malicious torch checkpoint": ([*PLAY, "--checkpoint", "{malicious}"], "refused to load"),

@@ -91,7 +91,9 @@ def _unpickle_jax(path: str, data: bytes) -> dict:
             ) from None
         raise FleetlabError(f"'{path}' is not a readable checkpoint ({_first_line(err)})") from None
     except Exception as err:
-        raise FleetlabError(f"'{path}' is not a readable checkpoint (damaged or truncated: {type(err).__name__})") from None
+        raise FleetlabError(
+            f"'{path}' is not a readable checkpoint (damaged or truncated: {type(err).__name__})"
+        ) from None
 
 
 def writer_of(state: dict) -> str | None:
@@ -107,7 +109,8 @@ def _check_writer(path: str, state: dict, library: str) -> None:
     if writer == library:
         return
     if writer is None:
-        raise FleetlabError(f"'{path}' is not a {library} checkpoint (it has keys {', '.join(map(str, list(state)[:6]))})")
+        keys = ", ".join(map(str, list(state)[:6]))
+        raise FleetlabError(f"'{path}' is not a {library} checkpoint (it has keys {keys})")
     raise FleetlabError(f"'{path}' was written by {writer}, but {library} was asked to read it: "
                         f"use {SIGNATURES[writer][1]}")
 

@@ -120,7 +120,7 @@ def rng_state(env=None, extra: dict | None = None) -> dict:
     """This process's random state: Python, NumPy, torch (CPU and its CUDA device) and the env's JAX keys. Only
     tensors and plain values (ints, strings, tuples), so a checkpoint that carries it loads with weights_only=True."""
     kind, keys, pos, has_gauss, cached = np.random.get_state()
-    state = {"python": random.getstate(), "numpy": (kind, torch.from_numpy(keys.astype(np.int64)), pos, has_gauss, cached),
+    state = {"python": random.getstate(), "numpy": (kind, key_to_tensor(keys), pos, has_gauss, cached),
              "torch": torch.get_rng_state()}
     device = str(getattr(env, "device", "cpu"))
     if device.startswith("cuda"):
@@ -132,7 +132,8 @@ def rng_state(env=None, extra: dict | None = None) -> dict:
 
 
 def key_to_tensor(key) -> torch.Tensor:
-    """A JAX PRNG key (uint32) as an int64 tensor: torch checkpoints hold tensors, not NumPy arrays."""
+    """A uint32 key array (a JAX PRNG key, NumPy's MT19937 state) as an int64 tensor: torch checkpoints that load
+    with weights_only=True hold tensors, not NumPy arrays."""
     return torch.from_numpy(np.asarray(key).astype(np.int64))
 
 
@@ -145,7 +146,7 @@ def set_rng_state(state: dict, env=None) -> None:
 
     random.setstate(state["python"])
     kind, keys, pos, has_gauss, cached = state["numpy"]
-    np.random.set_state((kind, keys.numpy().astype(np.uint32), pos, has_gauss, cached))
+    np.random.set_state((kind, key_from_tensor(keys), pos, has_gauss, cached))
     torch.set_rng_state(state["torch"])
     device = str(getattr(env, "device", "cpu"))
     if "torch_cuda" in state and device.startswith("cuda"):

@@ -6,11 +6,17 @@ import os
 import sys
 
 from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
+from fleetlab.rl.library import LIBRARIES
 
 
-def _list(_args) -> int:
+def _list(argv: list[str]) -> int:
     from fleetlab.envs.registry import list_tasks, resolve
+    from fleetlab.rl.run import load_tasks
 
+    parser = ArgumentParser(prog="fleetlab list", description="The registered tasks.")
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first: it registers the tasks of your own package (repeatable)")
+    load_tasks(parser.parse_args(argv).imports)
     for task_id in list_tasks():
         entry = resolve(task_id)
         aliases = f" (alias: {', '.join(entry.aliases)})" if entry.aliases else ""
@@ -19,20 +25,20 @@ def _list(_args) -> int:
 
 
 def run_workflow(library: str, play: bool, argv: list[str]) -> int:
-    """Parse Isaac Lab's flags for `library` and run its train() or play()."""
-    import importlib
-
-    from fleetlab.distributed.launch import redirect_worker_output
+    """Parse Isaac Lab's flags for `library` and run the train or play workflow."""
+    from fleetlab.launch import redirect_worker_output
     from fleetlab.rl import args as rl_args
+    from fleetlab.rl import workflow
     from fleetlab.rl.fault_tolerance import GracefulStop
+    from fleetlab.rl.run import resolve_run
 
     redirect_worker_output()  # under `fleetlab launch`, ranks > 0 write to their log file
     write_whole_lines(sys.stdout)
     write_whole_lines(sys.stderr)
     args = rl_args.parse(library, play=play, argv=argv)
-    module = importlib.import_module(f"fleetlab.rl.{library}")
     try:
-        (module.play if play else module.train)(args)
+        run = resolve_run(library, args, play)
+        (workflow.play if play else workflow.train)(run)
     except GracefulStop as stop:
         print(f"[fleetlab] {stop}", flush=True)
         return stop.exit_code
@@ -65,7 +71,7 @@ def write_whole_lines(stream) -> None:
 
 def _train_or_play(argv: list[str], play: bool) -> int:
     lib_parser = ArgumentParser(add_help=False)
-    lib_parser.add_argument("--library", choices=["rsl_rl", "rl_games", "skrl"], default="rsl_rl")
+    lib_parser.add_argument("--library", choices=list(LIBRARIES), default="rsl_rl")
     known, rest = lib_parser.parse_known_args(argv)
     return run_workflow(known.library, play, rest)
 
@@ -90,6 +96,8 @@ def _bench(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="what", required=True)
     env = sub.add_parser("env", help="env-only steps/s with random actions")
     env.add_argument("--task", default="Isaac-Cartpole-v0")
+    env.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                     help="import MODULE first: it registers the tasks of your own package")
     env.add_argument("--num_envs", type=positive_int, nargs="+", default=[4096])
     env.add_argument("--device", default="cpu")
     env.add_argument("--steps", type=positive_int, default=200)
@@ -100,7 +108,11 @@ def _bench(argv: list[str]) -> int:
     env.add_argument("--breakdown", action="store_true", help="also split a step's time: scan floor, jit, torch view")
     train = sub.add_parser("train", help="env / inference / training FPS per library, envs and processes")
     train.add_argument("--task", default="Isaac-Cartpole-v0")
-    train.add_argument("--libraries", nargs="+", default=["rsl_rl", "rl_games", "skrl", "skrl-jax"])
+    train.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                       help="import MODULE first (in every run): it registers the tasks of your own package")
+    from fleetlab.rl.library import variants
+
+    train.add_argument("--libraries", nargs="+", default=list(variants()), help="library variants to measure")
     train.add_argument("--num_envs", type=positive_int, nargs="+", default=[4096])
     train.add_argument("--nproc", type=positive_int, nargs="+", default=[1], help="process counts (one GPU each)")
     train.add_argument("--iterations", type=positive_int, default=30)
@@ -113,12 +125,15 @@ def _bench(argv: list[str]) -> int:
         from fleetlab.bench.train import bench_train
 
         rows = bench_train(args.libraries, args.task, args.num_envs, args.nproc, args.iterations, args.device,
-                           args.out, baseline=not args.no_baseline)
+                           args.out, baseline=not args.no_baseline, imports=args.imports)
         from fleetlab.bench.train import markdown
 
         print(markdown(rows))
         return 0 if not any(r.get("rc") for r in rows) else 1
     from fleetlab.bench.env import bench_env, breakdown
+    from fleetlab.rl.run import load_tasks
+
+    load_tasks(args.imports)
 
     results = []
     for n in args.num_envs:
@@ -132,7 +147,7 @@ def _bench(argv: list[str]) -> int:
         print(f"{r['task']} {n:>7} envs on {r['device']} ({r['view']} view): {r['env_steps_per_s_median']:,.0f} env-steps/s "
               f"(median of {r['repeats']}), {r['ms_per_call_median']:.3f} ms/step; compile {r['compile_s']:.2f}s", flush=True)
     if args.json:
-        from fleetlab.rl.common import write_json
+        from fleetlab.rl.run_dir import write_json
 
         write_json(args.json, {"results": results})
     return 0
@@ -152,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         if command in ("train", "play"):
             return _train_or_play(rest, play=command == "play")
         if command == "launch":
-            from fleetlab.distributed.launch import main as launch_main
+            from fleetlab.launch import main as launch_main
 
             return launch_main(rest)
         if command == "bench":

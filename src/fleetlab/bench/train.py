@@ -18,7 +18,6 @@ import time
 from fleetlab.errors import FleetlabError
 
 REPO_SCRIPTS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "reinforcement_learning")
-LIBRARIES = ("rsl_rl", "rl_games", "skrl", "skrl-jax")
 
 
 def _free_port() -> int:
@@ -27,26 +26,31 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _command(library: str, task: str, num_envs: int, nproc: int, iterations: int, device: str) -> list[str]:
-    lib = "skrl" if library == "skrl-jax" else library
+def _command(variant: str, task: str, num_envs: int, nproc: int, iterations: int, device: str,
+             imports: list[str] = ()) -> list[str]:
+    from fleetlab.rl.args import parse
+    from fleetlab.rl.library import library, variants
+
+    lib, flags = variants()[variant]
     script = os.path.abspath(os.path.join(REPO_SCRIPTS, lib, "train.py"))
     args = [script, f"--task={task}", "--headless", "--distributed", f"--num_envs={num_envs}",
-            f"--max_iterations={iterations}", "--bench", f"--device={device}"]
-    if library == "skrl-jax":
+            f"--max_iterations={iterations}", "--bench", f"--device={device}", *flags]
+    args += [f"--import={name}" for name in imports]
+    if library(lib).framework(parse(lib, argv=flags)) == "jax":
         return [sys.executable, "-m", "fleetlab.distributed.jax_launch", "--nnodes=1", f"--nproc_per_node={nproc}",
-                f"--coordinator_address=127.0.0.1:{_free_port()}", *args, "--ml_framework", "jax"]
+                f"--coordinator_address=127.0.0.1:{_free_port()}", *args]
     return [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", f"--nproc_per_node={nproc}",
             f"--master_port={_free_port()}", *args]
 
 
 def run_one(library: str, task: str, num_envs: int, nproc: int, iterations: int, device: str,
-            timeout_s: float = 600) -> dict:
+            timeout_s: float = 600, imports: list[str] = ()) -> dict:
     with tempfile.TemporaryDirectory(prefix="fleetlab-bench-") as work:
         t0 = time.time()
         try:
             # an empty JAX compilation cache: the JIT figure is the cold one a first run pays
             env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=os.path.join(work, "jax-cache"))
-            proc = subprocess.run(_command(library, task, num_envs, nproc, iterations, device), cwd=work, env=env,
+            proc = subprocess.run(_command(library, task, num_envs, nproc, iterations, device, imports), cwd=work, env=env,
                                   capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired as err:
             proc = subprocess.CompletedProcess(err.cmd, 124, "", f"timed out after {timeout_s} s")
@@ -69,13 +73,10 @@ def run_baseline(num_envs: int, iterations: int, device: str) -> dict:
 
     from fleetlab.bench.torch_cartpole import TorchCartpole
     from fleetlab.distributed import RunContext
-    from fleetlab.rl.common import rollout_fps
-    from fleetlab.rl.rsl_rl import (
-        FleetOnPolicyRunner,
-        RslRlVecEnvWrapper,
-        _as_obs_policy,
-    )
-    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+    from fleetlab.rl.perf import rollout_fps
+    from fleetlab.rl.rsl_rl.env import RslRlVecEnvWrapper
+    from fleetlab.rl.rsl_rl.runner import FleetOnPolicyRunner, as_obs_policy
+    from fleetlab.tasks.cartpole.agents import rsl_rl as cfg
 
     dev = "cuda:0" if device.startswith("cuda") else "cpu"
     env = TorchCartpole(num_envs, device=dev)
@@ -83,7 +84,7 @@ def run_baseline(num_envs: int, iterations: int, device: str) -> dict:
     t0 = time.time()
     runner.learn(iterations)
     steady = runner.logger.local_fps[1:] or runner.logger.local_fps
-    policy = _as_obs_policy(runner.get_inference_policy(device=dev), env)
+    policy = as_obs_policy(runner.get_inference_policy(device=dev), env)
     return {"library": "rsl_rl (pure-torch cartpole baseline)", "task": "torch cartpole", "num_envs": num_envs,
             "nproc": 1, "iterations": iterations, "device": device, "rc": 0, "train_wall_s": time.time() - t0,
             "train_fps": statistics.median(steady), "env_fps": rollout_fps(env, None),
@@ -146,11 +147,16 @@ def plot(rows: list[dict], path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
-def bench_train(libraries, task, num_envs_list, nprocs, iterations, device, out_dir, baseline=True) -> list[dict]:
-    for lib in libraries:
-        if lib not in LIBRARIES:
-            raise FleetlabError(f"unknown library '{lib}': choose from {', '.join(LIBRARIES)}")
+def bench_train(libraries, task, num_envs_list, nprocs, iterations, device, out_dir, baseline=True,
+                imports: list[str] = ()) -> list[dict]:
     from fleetlab.envs.registry import resolve
+    from fleetlab.rl.library import variants
+    from fleetlab.rl.run import load_tasks
+
+    for lib in libraries:
+        if lib not in variants():
+            raise FleetlabError(f"unknown library '{lib}': choose from {', '.join(variants())}")
+    load_tasks(list(imports))
 
     # the baseline is a hand-written Cartpole: it says what the physics engine costs on that task only
     baseline = baseline and resolve(task).id == "Fleet-Cartpole-v0"
@@ -161,7 +167,7 @@ def bench_train(libraries, task, num_envs_list, nprocs, iterations, device, out_
             print(f"[bench] baseline {num_envs} envs: {_fmt(rows[-1]['train_fps'])} training FPS", flush=True)
         for lib in libraries:
             for nproc in nprocs:
-                rows.append(run_one(lib, task, num_envs, nproc, iterations, device))
+                rows.append(run_one(lib, task, num_envs, nproc, iterations, device, imports=imports))
                 r = rows[-1]
                 print(f"[bench] {lib} {num_envs} envs x {nproc}: "
                       + (f"failed rc {r['rc']}" if r.get("rc") else

@@ -16,6 +16,13 @@ import torch
 
 from fleetlab.errors import FleetlabError
 
+RUN_DIR_VAR = "FLEETLAB_RUN_DIR"  # set by `fleetlab launch`: every restart of the group trains in this directory
+
+
+def launched_run_dir() -> str | None:
+    """The run directory `fleetlab launch` chose for every worker and every restart, or None outside it."""
+    return os.environ.get(RUN_DIR_VAR) or None
+
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
     value = env.get(name)

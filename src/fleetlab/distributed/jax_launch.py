@@ -14,11 +14,11 @@ import subprocess
 import sys
 import threading
 import time
-from unittest import mock
 
 from skrl.utils.distributed.jax import launcher
 
 from fleetlab.distributed.process_tree import become_subreaper, end_descendants, kill_tree
+from fleetlab.patching import swapped
 
 GRACE_S = 10.0  # after SIGTERM, the surviving children get this long before SIGKILL
 
@@ -61,8 +61,9 @@ def _stop_all_when_one_fails(done: threading.Event) -> None:
 
 
 def main() -> int:
-    # Upstream's launch() starts mp.Process(target=_process) children and joins them; we swap in a target that
-    # keeps the child's exit code, and keep hold of the processes to read it and to stop them.
+    # Upstream's launch() starts mp.Process(target=_process) children and joins them, with no hook: for the duration
+    # of launch() we swap in a target that keeps the child's exit code, and a Process class that keeps hold of the
+    # processes to read it and to stop them.
     become_subreaper()
     done = threading.Event()
     threading.Thread(target=_stop_all_when_one_fails, args=(done,), daemon=True).start()
@@ -71,7 +72,7 @@ def main() -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _frame: [os.kill(p.pid, signum) for p in _started if p.exitcode is None])
     try:
-        with mock.patch.object(launcher, "_process", _run_child), mock.patch.object(launcher.mp, "Process", TrackedProcess):
+        with swapped(launcher, "_process", _run_child), swapped(launcher.mp, "Process", TrackedProcess):
             launcher.launch()
     finally:
         done.set()

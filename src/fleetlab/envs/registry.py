@@ -1,4 +1,9 @@
-"""Task ids -> envs. Isaac Lab's ids are aliases, so commands written for Isaac Lab run unchanged."""
+"""Task ids -> envs. Tasks register themselves (fleetlab's own in fleetlab/tasks/<name>/__init__.py, a user's in
+their own package); this module imports no task. Isaac Lab's ids are aliases, so its commands run unchanged.
+
+A task package is found in one of three ways: it is imported (from Python, or with `--import my_pkg.tasks` on the
+command line), or it declares an entry point in the `fleetlab.tasks` group of its pyproject.toml, which is loaded
+the first time an id is not found."""
 
 from __future__ import annotations
 
@@ -6,7 +11,9 @@ import dataclasses
 import difflib
 import functools
 import importlib
-import time
+import os
+import sys
+from importlib import metadata
 from typing import Callable
 
 from fleetlab.envs.core import Env, Task
@@ -14,79 +21,114 @@ from fleetlab.envs.vec_env import VecEnv
 from fleetlab.errors import FleetlabError
 from fleetlab.sim import load_physics
 
+ENTRY_POINT_GROUP = "fleetlab.tasks"
+
 
 @dataclasses.dataclass(frozen=True)
 class TaskEntry:
     id: str
-    make_task: Callable[..., Task]
+    make_task: Callable[..., Task]  # keyword overrides of the task's config -> Task
     aliases: tuple[str, ...] = ()
     description: str = ""
-    agents: dict[str, str] = dataclasses.field(default_factory=dict)  # library -> "module:function" giving its cfg
+    agents: dict[str, Callable[[], dict]] = dataclasses.field(default_factory=dict)  # library -> fresh agent config
 
 
 _REGISTRY: dict[str, TaskEntry] = {}
+_entry_points_loaded = False
 
 
-def register(entry: TaskEntry) -> None:
+def register(entry: TaskEntry) -> TaskEntry:
+    """Add a task under its id and aliases (and as a gymnasium id). Registering the same entry again is a no-op."""
     for name in (entry.id, *entry.aliases):
-        if name in _REGISTRY:
-            raise ValueError(f"task id '{name}' is already registered")
+        if name in _REGISTRY and _REGISTRY[name] != entry:
+            raise FleetlabError(f"task id '{name}' is already registered (by {_REGISTRY[name].make_task.__module__}): "
+                                "pick another id")
+    for name in (entry.id, *entry.aliases):
         _REGISTRY[name] = entry
     _register_gymnasium(entry)
+    return entry
 
 
 def resolve(task_id: str) -> TaskEntry:
     """The entry for a task id or alias, or a one-line error that names the known ids."""
     if task_id not in _REGISTRY:
+        load_entry_points()
+    if task_id not in _REGISTRY:
         close = difflib.get_close_matches(task_id, list(_REGISTRY), n=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
-        raise FleetlabError(f"unknown task '{task_id}'.{hint} Known tasks: {', '.join(list_tasks())} (see `fleetlab list`)")
+        raise FleetlabError(f"unknown task '{task_id}'.{hint} Known tasks: {', '.join(list_tasks())} (see `fleetlab "
+                            "list`; a task of your own package: --import my_pkg.tasks)")
     return _REGISTRY[task_id]
 
 
 def list_tasks() -> list[str]:
+    load_entry_points()
     return sorted({e.id for e in _REGISTRY.values()})
 
 
-def aliases_of(task_id: str) -> tuple[str, ...]:
-    return resolve(task_id).aliases
+def import_tasks(modules: list[str]) -> None:
+    """Import each module (`--import my_pkg.tasks`), which registers its tasks. The working directory is searched
+    last, as `python -m` would, so a package next to where you run needs no install."""
+    if modules and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name is None or not name.startswith(err.name):
+                raise  # the module exists but imports something missing: a bug in it, with its traceback
+            raise FleetlabError(f"--import {name}: no module named '{err.name}' (install the package, or run from "
+                                "the folder that holds it, or add that folder to PYTHONPATH)") from None
 
 
-def agent_cfg(task_id: str, library: str):
+def load_entry_points() -> None:
+    """Import every installed package's `fleetlab.tasks` entry point, once per process."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            point.load()
+        except Exception as err:
+            err.add_note(f"while loading the '{point.name} = {point.value}' entry point of the {ENTRY_POINT_GROUP} group")
+            raise
+
+
+def agent_cfg(entry: TaskEntry, library: str) -> dict:
     """The library's default agent config for a task (a fresh copy)."""
-    entry = resolve(task_id)
     if library not in entry.agents:
-        raise FleetlabError(f"task '{task_id}' has no {library} config (it has: {', '.join(entry.agents) or 'none'})")
-    module, func = entry.agents[library].split(":")
-    return getattr(importlib.import_module(module), func)()
+        raise FleetlabError(f"task '{entry.id}' has no {library} config (it has: {', '.join(entry.agents) or 'none'})")
+    return entry.agents[library]()
+
+
+def load_agent_yaml(module_file: str, name: str) -> dict:
+    """A fresh copy of the YAML agent config `name` that lies next to `module_file` (a task's agents/__init__.py)."""
+    import yaml
+
+    with open(os.path.join(os.path.dirname(module_file), name)) as f:
+        return yaml.safe_load(f)
 
 
 def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "jax", **cfg_overrides) -> VecEnv:
     """Build the VecEnv for a task: `num_envs` envs on `device`, physics `impl` ("jax" or "warp")."""
+    return make_from_entry(resolve(task_id), num_envs, device, seed, impl, **cfg_overrides)
+
+
+def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "jax",
+                    **cfg_overrides) -> VecEnv:
     if not isinstance(num_envs, int) or num_envs <= 0:
         raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
-    task = resolve(task_id).make_task(**cfg_overrides)
+    task = entry.make_task(**cfg_overrides)
     cfg = task.cfg
     physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl)
-    env = VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
-    env.startup_s = _seconds_since_process_start()  # imports + distributed init + env build, for benchmarks
-    return env
-
-
-def _seconds_since_process_start() -> float | None:
-    try:
-        import psutil
-    except ImportError:
-        return None
-    return time.time() - psutil.Process().create_time()
+    return VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
 
 
 def _register_gymnasium(entry: TaskEntry) -> None:
     """gymnasium.make("Fleet-Cartpole-v0", num_envs=...) returns our VecEnv, as Isaac Lab's gym ids do."""
-    try:
-        import gymnasium
-    except ImportError:  # gymnasium is optional for the core
-        return
+    import gymnasium
+
     for name in (entry.id, *entry.aliases):
         if name not in gymnasium.registry:
             gymnasium.register(
@@ -95,50 +137,3 @@ def _register_gymnasium(entry: TaskEntry) -> None:
                 disable_env_checker=True,
                 order_enforce=False,
             )
-
-
-def _register_builtin() -> None:
-    from fleetlab.tasks.cartpole.env import make_task as cartpole
-
-    agents = "fleetlab.tasks.cartpole.agents"
-    cartpole_agents = {
-        "rsl_rl": f"{agents}.rsl_rl_ppo_cfg:cfg",
-        "rl_games": f"{agents}.rl_games_ppo_cfg:cfg",
-        "skrl": f"{agents}.skrl_ppo_cfg:cfg",
-    }
-
-    register(
-        TaskEntry(
-            "Fleet-Cartpole-v0",
-            cartpole,
-            aliases=("Isaac-Cartpole-v0",),
-            description="Cartpole, Isaac Lab manager-based terms (obs cart,pole; rewards x dt)",
-            agents=cartpole_agents,
-        )
-    )
-    register(
-        TaskEntry(
-            "Fleet-Cartpole-Direct-v0",
-            functools.partial(cartpole, direct=True),
-            aliases=("Isaac-Cartpole-Direct-v0",),
-            description="Cartpole, Isaac Lab Direct terms (obs pole,cart; |pole| > pi/2 ends)",
-            agents=cartpole_agents,
-        )
-    )
-    for name, title, what in (
-        ("ant", "Ant", "Ant, Isaac Lab classic terms (60 obs, 8 efforts x 7.5 Nm; walk to +x; ends below 0.31 m)"),
-        ("humanoid", "Humanoid", "Humanoid, Isaac Lab classic terms (87 obs, 21 efforts; walk to +x; ends below 0.8 m)"),
-    ):
-        agents = f"fleetlab.tasks.{name}.agents"
-        register(
-            TaskEntry(
-                f"Fleet-{title}-v0",
-                importlib.import_module(f"fleetlab.tasks.{name}.cfg").make_task,
-                aliases=(f"Isaac-{title}-v0",),
-                description=what,
-                agents={"rsl_rl": f"{agents}:rsl_rl", "rl_games": f"{agents}:rl_games", "skrl": f"{agents}:skrl"},
-            )
-        )
-
-
-_register_builtin()

@@ -30,6 +30,12 @@ def to_jax(tensor: torch.Tensor) -> jax.Array:
     return jax.dlpack.from_dlpack(tensor.detach().contiguous())
 
 
+def _seconds_since_process_start() -> float:
+    import psutil
+
+    return time.time() - psutil.Process().create_time()
+
+
 class LazyLog(Mapping):
     """extras["log"]: one small array (JAX or torch), indexed only when a key is read. An eager index per key and
     step would cost more than the step; a logger that knows this class keeps `values` whole and reads it once per
@@ -97,6 +103,7 @@ class VecEnv(gymnasium.Env):
         self.compile_s: float | None = None  # wall time of the first step (XLA compile), for benchmarks
         self._steps = 0
         self.reset()
+        self.startup_s = _seconds_since_process_start()  # imports + distributed init + env build, for benchmarks
 
     # -- the jitted pieces -------------------------------------------------------------------------------------
 

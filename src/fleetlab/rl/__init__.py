@@ -1,3 +1,3 @@
-"""Library adapters. Each module (rsl_rl, rl_games, skrl) has its env wrapper, its distributed fixes, train() and play()."""
-
-LIBRARIES = ("rsl_rl", "rl_games", "skrl")
+"""RL library adapters behind one workflow: rl/workflow.py drives every library through the interface declared in
+rl/library.py (LIBRARIES lists them); each library's upstream fixes live in its own package (rsl_rl/, rl_games/,
+skrl/)."""

@@ -10,8 +10,12 @@ from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
 
 
 def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) -> argparse.ArgumentParser:
+    from fleetlab.rl.library import library as get_library
+
     p = parser
     p.add_argument("--task", type=str, default="Isaac-Cartpole-v0", help="task id (see `fleetlab list`)")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                   help="import MODULE first: it registers the tasks of your own package (repeatable)")
     p.add_argument("--num_envs", type=positive_int, default=None, help="envs PER PROCESS (N processes collect N x this)")
     p.add_argument("--seed", type=int, default=None, help="base seed; each rank adds its global rank")
     p.add_argument("--device", type=str, default=None, help="cpu | cuda | cuda:K (default: cuda:LOCAL_RANK if present)")
@@ -22,15 +26,7 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     p.add_argument("--physics_impl", type=str, default="jax", choices=["jax", "warp"], help="MJX implementation")
     p.add_argument("--dist_timeout", type=float, default=600.0, help="collective timeout in seconds")
     p.add_argument("--checkpoint", type=str, default=None, help="checkpoint path (or file-name regex for rsl_rl)")
-    if library == "rsl_rl":
-        p.add_argument("--experiment_name", type=str, default=None)
-        p.add_argument("--run_name", type=str, default=None)
-        p.add_argument("--resume", action="store_true", default=False)
-        p.add_argument("--load_run", type=str, default=None, help="run-folder regex (default: the latest)")
-        p.add_argument("--logger", type=str, default=None, choices=["tensorboard", "wandb", "neptune"])
-    if library == "skrl":
-        p.add_argument("--ml_framework", type=str, default="torch", choices=["torch", "jax"])
-        p.add_argument("--algorithm", type=str, default="PPO", choices=["PPO"])
+    get_library(library).add_args(p)
     if play:
         p.add_argument("--steps", type=positive_int, default=1000, help="steps to evaluate the policy for")
         p.add_argument("--export", action=argparse.BooleanOptionalAction, default=True,

@@ -1,7 +1,7 @@
 """What a training run needs to survive a kill or a stop: atomic checkpoint files, the per-rank RNG state, the latest
 complete checkpoint of a run directory, and a graceful stop on SIGINT/SIGTERM that every rank agrees on.
 
-The adapters (rl/rsl_rl.py, rl/rl_games.py, rl/skrl.py) call these at their libraries' iteration boundaries.
+The library sessions (rl/rsl_rl/, rl/rl_games/, rl/skrl/) call these at their libraries' iteration boundaries.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import numpy as np
 import torch
 
 from fleetlab.distributed import RunContext
-
-RUN_DIR_VAR = "FLEETLAB_RUN_DIR"  # set by `fleetlab launch`: every restart of the group trains in this directory
+from fleetlab.distributed.context import launched_run_dir
 
 
 class GracefulStop(Exception):
@@ -56,19 +55,17 @@ def atomic_write(path: str):
         raise
 
 
-_torch_save = torch.save  # the real one: atomic_torch_save also stands in for torch.save inside skrl
-
-
 def atomic_torch_save(obj, path) -> None:
     with atomic_write(os.fspath(path)) as f:
-        _torch_save(obj, f)
+        torch.save(obj, f)
 
 
-def atomic_open(file, mode="r", *args, **kwargs):
-    """`open` for modules that write checkpoints with open(path, "wb") (skrl-JAX): writes become atomic_write."""
-    if mode in ("wb", "w+b") and not args and not kwargs:
-        return atomic_write(os.fspath(file))
-    return open(file, mode, *args, **kwargs)
+def move_into_place(written: str, path: str) -> None:
+    """A file written completely elsewhere on the same file system (a library's own writer, pointed at a staging
+    folder) appears at `path` in one rename, after fsync: never half-written."""
+    with open(written, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(written, path)
 
 
 def latest_checkpoint(folder: str, pattern: str) -> str | None:
@@ -78,10 +75,6 @@ def latest_checkpoint(folder: str, pattern: str) -> str | None:
         return None
     paths = [os.path.join(folder, f) for f in os.listdir(folder) if re.fullmatch(pattern, f)]
     return max(paths, key=os.path.getmtime) if paths else None
-
-
-def launched_run_dir() -> str | None:
-    return os.environ.get(RUN_DIR_VAR) or None
 
 
 def auto_resume_checkpoint(ctx: RunContext, folder: str, pattern: str) -> str | None:

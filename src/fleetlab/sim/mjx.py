@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
 import importlib.util
+import io
 import warnings
 
 import jax
 import mujoco
 
 from fleetlab.errors import FleetlabError
+
 
 def _import_mjx():
     """`from mujoco import mjx`, without the lines its import-time probe prints when MuJoCo Warp is not installed
@@ -59,7 +60,7 @@ class Physics:
 
     mj_model: mujoco.MjModel
     model: mjx.Model
-    template: mjx.Data  # a full Data at the initial state; per-env state overrides only qpos/qvel/warm start
+    template: mjx.Data  # a full Data at the initial state; per-env state overrides only qpos/qvel
     decimation: int
     device: jax.Device
     impl: str = "jax"
@@ -69,12 +70,9 @@ class Physics:
         """The policy step: physics timestep times decimation."""
         return float(self.mj_model.opt.timestep) * self.decimation
 
-    def data(self, qpos: jax.Array, qvel: jax.Array, qacc_warmstart: jax.Array | None = None) -> mjx.Data:
+    def data(self, qpos: jax.Array, qvel: jax.Array) -> mjx.Data:
         """A full Data for one env from the small state we carry between calls (fewer arrays cross jit)."""
-        d = self.template.replace(qpos=qpos, qvel=qvel)
-        if qacc_warmstart is not None:
-            d = d.replace(qacc_warmstart=qacc_warmstart)
-        return d
+        return self.template.replace(qpos=qpos, qvel=qvel)
 
     def advance(self, data: mjx.Data, ctrl: jax.Array) -> mjx.Data:
         data = data.replace(ctrl=ctrl)

@@ -1,11 +1,11 @@
-"""Tasks: a config dataclass, an MJCF and pure JAX term functions each; agents/ holds each library's config."""
+"""fleetlab's own tasks. Importing this package registers them; each task package follows one layout:
 
-import os
+    <name>/__init__.py   register(TaskEntry(...)): ids, aliases, description, agent configs
+    <name>/cfg.py        the config dataclass (physics rates, scales, weights, MJCF path)
+    <name>/env.py        pure JAX term functions of one env, and make_task(**overrides) -> Task
+    <name>/<name>.xml    the MJCF (meshes and textures beside it)
+    <name>/agents/       __init__.py with rsl_rl(), rl_games(), skrl() -> fresh dicts; the YAML files they read
 
-import yaml
+docs/adding_a_task.md walks through one, written in a package of its own."""
 
-
-def load_agent_yaml(module_file: str, name: str) -> dict:
-    """A fresh copy of the YAML agent config `name` that lies next to `module_file`."""
-    with open(os.path.join(os.path.dirname(module_file), name)) as f:
-        return yaml.safe_load(f)
+from fleetlab.tasks import ant, cartpole, humanoid  # noqa: F401  (each registers its ids)

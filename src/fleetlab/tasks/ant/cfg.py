@@ -6,7 +6,7 @@ import dataclasses
 import math
 import os
 
-from fleetlab.tasks.locomotion import LocomotionCfg, make_locomotion_task
+from fleetlab.tasks.locomotion import LocomotionCfg
 
 XML = os.path.join(os.path.dirname(__file__), "ant.xml")
 
@@ -30,6 +30,3 @@ class AntCfg(LocomotionCfg):
         "left_back_foot": -math.pi / 4, "right_back_foot": math.pi / 4,
     })
 
-
-def make_task(**overrides):
-    return make_locomotion_task(AntCfg(**overrides))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from fleetlab.tasks.locomotion import LocomotionCfg, make_locomotion_task
+from fleetlab.tasks.locomotion import LocomotionCfg
 
 XML = os.path.join(os.path.dirname(__file__), "humanoid.xml")
 
@@ -26,6 +26,3 @@ class HumanoidCfg(LocomotionCfg):
     feet_force_scale: float = 0.01
     feet: tuple = ("left_foot", "right_foot")
 
-
-def make_task(**overrides):
-    return make_locomotion_task(HumanoidCfg(**overrides))

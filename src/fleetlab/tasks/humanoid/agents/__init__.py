@@ -1,6 +1,6 @@
 """humanoid agent configs for rsl_rl, rl_games and skrl, following Isaac Lab's."""
 
-from fleetlab.tasks import load_agent_yaml
+from fleetlab.envs import load_agent_yaml
 from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
 
 
@@ -14,3 +14,6 @@ def rl_games() -> dict:
 
 def skrl() -> dict:
     return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
+
+
+ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl}

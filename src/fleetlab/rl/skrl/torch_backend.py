@@ -1,13 +1,13 @@
-"""skrl (2.1.x) PyTorch side. Imports skrl at the top, so it must be imported only after RunContext has made the
-process group, inside group_made_by_run_context (see rl/skrl.py): skrl calls init_process_group("nccl") and
-torch.cuda.set_device when it is imported under WORLD_SIZE > 1."""
+"""skrl-torch: imports skrl at the top, so it is imported only through patches.import_backend, after RunContext made
+the process group (skrl calls init_process_group("nccl") and torch.cuda.set_device when imported under
+WORLD_SIZE > 1)."""
 
 from __future__ import annotations
 
 import math
-from unittest import mock
 
 import torch
+from skrl.agents.torch.ppo import PPO
 from skrl.envs.wrappers.torch.base import Wrapper
 from skrl.resources.preprocessors.torch import RunningStandardScaler
 from skrl.utils.runner.torch import Runner
@@ -15,8 +15,8 @@ from skrl.utils.runner.torch import Runner
 from fleetlab.distributed import parameter_checksum
 from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.envs.vec_env import LazyLog
-from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.skrl import SkrlEnvMixin
+from fleetlab.rl.skrl.agent import FleetAgentMixin
+from fleetlab.rl.skrl.env import SkrlEnvMixin
 
 
 class SkrlTorchEnv(SkrlEnvMixin, Wrapper):
@@ -52,12 +52,23 @@ class SyncedRunningStandardScaler(RunningStandardScaler):
         super()._parallel_variance(input_mean, input_var, input_count)
 
 
-def build_runner(env, cfg: dict) -> Runner:
+class FleetPPO(FleetAgentMixin, PPO):
+    pass
+
+
+class FleetRunner(Runner):
+    """skrl's runner, building our PPO subclass where the config says PPO."""
+
+    def _component(self, name: str):
+        return FleetPPO if name.lower() == "ppo" else super()._component(name)
+
+
+def build_runner(env, cfg: dict):
     for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
         if cfg["agent"].get(key) == "RunningStandardScaler":
             cfg["agent"][key] = SyncedRunningStandardScaler
     wrapped = SkrlTorchEnv(env)
-    return Runner(wrapped, cfg), wrapped
+    return FleetRunner(wrapped, cfg), wrapped
 
 
 def checksum(agent) -> str:
@@ -73,11 +84,6 @@ def policy_fn(agent):
         return outputs["mean_actions"]
 
     return act
-
-
-def atomic_checkpoints():
-    """Upstream's write_checkpoint torch.save()s straight to the final file name: made atomic while it runs."""
-    return mock.patch.object(torch, "save", ft.atomic_torch_save)
 
 
 def rng_extra() -> dict:

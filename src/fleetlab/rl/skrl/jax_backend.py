@@ -1,29 +1,21 @@
-"""skrl (2.1.x) JAX side. Imported only after RunContext ran jax.distributed.initialize (see rl/skrl.py); skrl's own
-initialize call at import is made a no-op here."""
+"""skrl-JAX: imports skrl at the top, so it is imported only through patches.import_backend, after RunContext ran
+jax.distributed.initialize (skrl calls it again when imported, which fails)."""
 
 from __future__ import annotations
 
-from unittest import mock
-
 import jax
-import jax.experimental.multihost_utils  # noqa: F401  skrl calls it but never imports it: AttributeError multi-process
 import jax.numpy as jnp
 import numpy as np
-
-with mock.patch.object(jax.distributed, "initialize", lambda *a, **k: None):
-    import skrl
-    from skrl.agents.jax import base as skrl_agent_base
-    from skrl.agents.jax.ppo import ppo as skrl_ppo
-    from skrl.envs.wrappers.jax.base import Wrapper
-    from skrl.models.jax import base as skrl_model_base
-    from skrl.resources.preprocessors.jax import RunningStandardScaler
-    from skrl.utils.runner.jax import Runner
+import skrl
+from skrl.agents.jax.ppo import PPO
+from skrl.envs.wrappers.jax.base import Wrapper
+from skrl.resources.preprocessors.jax import RunningStandardScaler
+from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum
 from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.skrl import SkrlEnvMixin
-
-skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
+from fleetlab.rl.skrl.agent import FleetAgentMixin
+from fleetlab.rl.skrl.env import SkrlEnvMixin
 
 
 class CachedPmapJax:
@@ -47,13 +39,19 @@ class CachedPmapJax:
         return self.cache[key]
 
 
-CACHED_JAX = CachedPmapJax()
 BACKEND_COMPILES = [0]  # XLA compilations in this process, reported in summary.json (the pmap fix keeps it flat)
-jax.monitoring.register_event_duration_secs_listener(
-    lambda event, _secs, **_: BACKEND_COMPILES.__setitem__(0, BACKEND_COMPILES[0] + (event == "/jax/core/compile/backend_compile_duration"))
-)
-skrl_model_base.jax = CACHED_JAX
-skrl_ppo.jax = CACHED_JAX
+_counting = [False]
+
+
+def count_backend_compiles() -> None:
+    """Count XLA compilations from now on (a jax.monitoring listener, registered once per process)."""
+    if not _counting[0]:
+        _counting[0] = True
+        jax.monitoring.register_event_duration_secs_listener(_count)
+
+
+def _count(event: str, _secs: float, **_kwargs) -> None:
+    BACKEND_COMPILES[0] += event == "/jax/core/compile/backend_compile_duration"
 
 
 def _psum(x):
@@ -97,13 +95,26 @@ class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
         return obs, reward.reshape(-1, 1), terminated.reshape(-1, 1), truncated.reshape(-1, 1), extras
 
 
-def build_runner(env, cfg: dict) -> Runner:
+class FleetPPO(FleetAgentMixin, PPO):
+    pass
+
+
+class FleetRunner(Runner):
+    """skrl's runner, building our PPO subclass where the config says PPO."""
+
+    def _component(self, name: str):
+        return FleetPPO if name.lower() == "ppo" else super()._component(name)
+
+
+def build_runner(env, cfg: dict):
+    skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
     skrl.config.jax.device = env.core.physics.device  # the env's device: the one local to this process
+    count_backend_compiles()
     for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
         if cfg["agent"].get(key) == "RunningStandardScaler":
             cfg["agent"][key] = SyncedRunningStandardScaler
     wrapped = SkrlJaxEnv(env)
-    return Runner(wrapped, cfg), wrapped
+    return FleetRunner(wrapped, cfg), wrapped
 
 
 def checksum(agent) -> str:
@@ -130,11 +141,6 @@ def policy_fn(agent):
         return to_torch(jnp.asarray(outputs["mean_actions"])).to(torch.float32)
 
     return act
-
-
-def atomic_checkpoints():
-    """Upstream's write_checkpoint pickles into open(path, "wb") at the final file name: made atomic while it runs."""
-    return mock.patch.object(skrl_agent_base, "open", ft.atomic_open, create=True)
 
 
 def rng_extra() -> dict:

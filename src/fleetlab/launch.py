@@ -23,11 +23,10 @@ import socket
 import subprocess
 import sys
 
+from fleetlab.distributed.context import RUN_DIR_VAR
 from fleetlab.distributed.process_tree import become_subreaper, end_descendants
 from fleetlab.errors import ArgumentParser, FleetlabError
-from fleetlab.rl.fault_tolerance import RUN_DIR_VAR
-
-LIBRARIES = ("rsl_rl", "rl_games", "skrl")
+from fleetlab.rl.library import LIBRARIES
 
 
 def parser() -> argparse.ArgumentParser:
@@ -80,13 +79,14 @@ def _train_target(command: list[str]) -> tuple[str | None, list[str]]:
     return None, command
 
 
-def _run_dir(library: str, train_args, stamp: str | None) -> str:
-    import importlib
+def _run_dir(library: str, train_args, stamp: str | None) -> tuple[str, str]:
+    """(run directory, framework) of the training run the workers will start, resolved as they will resolve it."""
+    from fleetlab.rl.run import resolve_run
+    from fleetlab.rl.run_dir import run_dir_path
 
-    from fleetlab.rl.common import run_dir_path
-
-    folder, experiment, run_name = importlib.import_module(f"fleetlab.rl.{library}").run_dir_parts(train_args)
-    return run_dir_path(folder, experiment, stamp, run_name)
+    run = resolve_run(library, train_args, play=False)
+    experiment, run_name = run.library.run_dir_parts(run)
+    return run_dir_path(run.library.name, experiment, stamp, run_name), run.framework
 
 
 def main(argv: list[str]) -> int:
@@ -114,17 +114,16 @@ def _launch(opts, command: list[str]) -> int:
     if opts.max_restarts < 0:
         raise FleetlabError(f"--max_restarts must be >= 0, got {opts.max_restarts}")
     library, rest = _train_target(command)
-    framework, device = "torch", None
+    framework = "torch"
     if library is not None:
         if "--distributed" not in rest:
             rest = [*rest, "--distributed"]  # implied: the launcher exists to run several processes
         train_args = rl_args.parse(library, play=False, argv=rest)
-        framework, device = getattr(train_args, "ml_framework", "torch"), train_args.device
-        _check_gpus(opts.nproc_per_node, device)
+        _check_gpus(opts.nproc_per_node, train_args.device)
         if max_nodes > 1 and not opts.rdzv_id:
             raise FleetlabError("a multi-node launch needs --rdzv_id (the same on every node): it also names the run "
                                 "directory, so every node and every restart agree on it")
-        run_dir = _run_dir(library, train_args, opts.rdzv_id if max_nodes > 1 else None)
+        run_dir, framework = _run_dir(library, train_args, opts.rdzv_id if max_nodes > 1 else None)
         os.environ[RUN_DIR_VAR] = run_dir
         print(f"[fleetlab launch] {library}{'-jax' if framework == 'jax' else ''}: {opts.nproc_per_node} process(es) "
               f"per node, nodes {opts.nnodes}, max_restarts {opts.max_restarts}; run dir {run_dir}", flush=True)

@@ -1,0 +1,68 @@
+"""A trained policy at work: its mean return and success rate over a long evaluation, and a video of env 0."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+import numpy as np
+import torch
+
+from fleetlab.errors import FleetlabError
+
+
+def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) -> dict:
+    """Run `policy` (torch obs -> torch actions) for `steps` steps on every env of a fleetlab VecEnv. Reports the
+    mean return of finished episodes and, for tasks that define one, the fraction of env-steps that succeed
+    (cartpole: |pole| < 0.2 rad)."""
+    obs, _ = env.reset()
+    obs = obs["policy"]
+    ret = torch.zeros(env.num_envs)
+    returns, successes = [], []
+    success_fn = env.core.task.success
+    with torch.inference_mode():
+        for _ in range(steps):
+            obs_groups, reward, terminated, truncated, _ = env.step(policy(obs))
+            obs = obs_groups["policy"]
+            ret += reward.cpu()
+            done = (terminated | truncated).cpu()
+            returns += ret[done].tolist()
+            ret[done] = 0
+            if success_fn is not None:
+                successes.append(np.asarray(success_fn(env.cfg, env.state)).mean())
+    out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns)}
+    out["mean_return"] = float(np.mean(returns)) if returns else float(ret.mean())
+    if successes:
+        out["success_name"] = env.core.task.success_name
+        out["success_fraction"] = float(np.mean(successes))
+    return out
+
+
+def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str, length: int, fps: int | None = None) -> str:
+    """An mp4 of env 0 under `policy`, rendered with MuJoCo's offscreen renderer (MUJOCO_GL=egl or osmesa)."""
+    import imageio
+    import mujoco
+
+    mj_model = env.core.physics.mj_model
+    data = mujoco.MjData(mj_model)
+    try:
+        renderer = mujoco.Renderer(mj_model, height=480, width=640)
+    except Exception as err:  # no GL context
+        raise FleetlabError(
+            f"offscreen rendering failed ({err}); set MUJOCO_GL=egl (GPU) or MUJOCO_GL=osmesa (CPU, apt install libosmesa6)"
+        ) from None
+    camera = "side" if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, "side") >= 0 else -1
+    obs = env.reset()[0]["policy"]
+    frames = []
+    with torch.inference_mode():
+        for _ in range(length):
+            obs = env.step(policy(obs))[0]["policy"]
+            data.qpos[:] = np.asarray(env.state.qpos[0])
+            data.qvel[:] = np.asarray(env.state.qvel[0])
+            mujoco.mj_forward(mj_model, data)
+            renderer.update_scene(data, camera=camera)
+            frames.append(renderer.render())
+    renderer.close()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    imageio.mimwrite(path, frames, fps=fps or int(round(1 / env.step_dt)), macro_block_size=1)
+    return path

@@ -1,0 +1,116 @@
+"""The interface an RL library adapter implements, and the one registry of libraries.
+
+rl/workflow.py runs every library through the same steps (run context -> task -> agent config -> env -> adapter ->
+learn or evaluate -> summary) and calls only what is declared here. Adding a library = one package under rl/ that
+exposes `LIBRARY` (an object with the `Library` methods) plus one line in `LIBRARIES`: docs/adding_a_library.md.
+
+A library package must not import its RL library at module level: `fleetlab train --library X` parses flags and
+names run directories without the other libraries installed (each is an optional extra), and skrl even starts
+torch.distributed when it is imported. The upstream library is imported inside `session()`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+from typing import TYPE_CHECKING, Callable, ContextManager, Protocol
+
+from fleetlab.errors import FleetlabError
+
+if TYPE_CHECKING:
+    import torch
+
+    from fleetlab.distributed import RunContext
+    from fleetlab.envs import VecEnv
+    from fleetlab.rl.run import Run
+
+# --library value -> the module that exposes LIBRARY. The CLI, `fleetlab launch`, `fleetlab bench train`, the flags and
+# the Isaac Lab scripts all read this.
+LIBRARIES = {
+    "rsl_rl": "fleetlab.rl.rsl_rl",
+    "rl_games": "fleetlab.rl.rl_games",
+    "skrl": "fleetlab.rl.skrl",
+}
+
+
+@dataclasses.dataclass
+class Resume:
+    """A checkpoint to start from, read once (fleetlab.rl.checkpoint_reader) before the library is built.
+    `auto`: a restart under `fleetlab launch`, which continues to the same final iteration (an explicit --checkpoint
+    trains max_iterations MORE, as Isaac Lab does); `state`: fleetlab's side file (skrl: timestep and RNG states)."""
+
+    path: str
+    checkpoint: dict
+    auto: bool = False
+    state: dict | None = None
+
+
+class Session(Protocol):
+    """One library's runner (or agent, or player) built on one VecEnv, for training or for playing."""
+
+    def restore(self, resume: Resume) -> None:
+        """Training: weights, optimizer, normalizers, counters and this rank's RNG state. Playing: the weights."""
+
+    def learn(self) -> None:
+        """Train to the configured end; SIGINT/SIGTERM end it early with fault_tolerance.GracefulStop."""
+
+    def policy(self) -> Callable[[torch.Tensor], torch.Tensor]:
+        """Deterministic actions from policy observations (torch in, torch out, on the env's device)."""
+
+    def checksum(self) -> str:
+        """Hash of every trained parameter and normalizer statistic: equal on every rank iff they are in sync."""
+
+    def results(self) -> tuple[dict, dict]:
+        """(the last logged metrics, this rank's figures: at least "train_fps", the steady-state training FPS)."""
+
+    def export(self, folder: str) -> list[str]:
+        """Write deployable copies of the policy (TorchScript, ONNX) into `folder`; [] where unsupported."""
+
+
+class Library(Protocol):
+    name: str  # the --library value and the logs/<name>/ folder
+    checkpoint_subdir: str  # where its checkpoints lie inside a run directory ("" = the run directory itself)
+    variants: dict[str, list[str]]  # `fleetlab bench train` labels -> the train flags that select them
+
+    def add_args(self, parser: argparse.ArgumentParser) -> None:
+        """This library's own flags (rsl_rl: --experiment_name ...; skrl: --ml_framework)."""
+
+    def framework(self, args: argparse.Namespace) -> str:
+        """"torch" (torchrun) or "jax" (jax.distributed and the JAX launcher)."""
+
+    def label(self, args: argparse.Namespace) -> str:
+        """The name in console lines and summary.json: "rsl_rl", "skrl-jax"."""
+
+    def configure(self, cfg: dict, args: argparse.Namespace, play: bool) -> None:
+        """Apply the command-line flags to the task's default agent config (before the agent.x=y overrides)."""
+
+    def run_dir_parts(self, run: Run) -> tuple[str, str]:
+        """(experiment, run name) of a training run's directory: logs/<name>/<experiment>/<time>[_<run name>]."""
+
+    def finalize(self, run: Run, ctx: RunContext, env: VecEnv, run_dir: str | None) -> None:
+        """Fill in what only the started run knows (seed of this rank, device, env size, run directory)."""
+
+    def find_checkpoint(self, run: Run) -> str:
+        """The checkpoint named by --checkpoint / --load_run, or this experiment's latest one."""
+
+    def auto_resume(self, run: Run, ctx: RunContext, run_dir: str) -> Resume | None:
+        """Under `fleetlab launch`: the run directory's latest COMPLETE checkpoint, as rank 0 sees it."""
+
+    def run_dir_of(self, checkpoint: str) -> str:
+        """The run directory a checkpoint file belongs to (play writes play.json, videos and exports there)."""
+
+    def session(self, run: Run, ctx: RunContext, env: VecEnv, run_dir: str | None,
+                resume: Resume | None) -> ContextManager[Session]:
+        """Build the library's runner; the library's upstream fixes are installed only while this block runs."""
+
+
+def variants() -> dict[str, tuple[str, list[str]]]:
+    """Every library configuration `fleetlab bench train` knows: label -> (library name, train flags)."""
+    return {label: (name, flags) for name in LIBRARIES for label, flags in library(name).variants.items()}
+
+
+def library(name: str) -> Library:
+    if name not in LIBRARIES:
+        raise FleetlabError(f"unknown library '{name}': use one of {', '.join(LIBRARIES)}")
+    return importlib.import_module(LIBRARIES[name]).LIBRARY

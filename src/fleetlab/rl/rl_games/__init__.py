@@ -1,0 +1,74 @@
+"""rl_games (1.6.5). This module declares the library (flags, config, paths) without importing rl_games; the
+upstream fixes live in env.py (IVecEnv wrapper) and agent.py (A2C agent, player, normalizers)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from fleetlab.errors import FleetlabError
+from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.checkpoint_reader import read_checkpoint
+from fleetlab.rl.library import Resume
+from fleetlab.rl.run_dir import resolve_checkpoint
+
+
+class RlGames:
+    name = "rl_games"
+    checkpoint_subdir = "nn"
+    variants = {"rl_games": []}
+
+    def add_args(self, parser) -> None:
+        pass
+
+    def framework(self, args) -> str:
+        return "torch"
+
+    def label(self, args) -> str:
+        return self.name
+
+    def configure(self, cfg: dict, args, play: bool) -> None:
+        if not play and args.max_iterations is not None:
+            cfg["params"]["config"]["max_epochs"] = args.max_iterations
+
+    def run_dir_parts(self, run) -> tuple[str, str]:
+        return run.agent_cfg["params"]["config"]["name"], ""
+
+    def finalize(self, run, ctx, env, run_dir) -> None:
+        params = run.agent_cfg["params"]
+        conf = params["config"]
+        conf["device"] = conf["device_name"] = ctx.device
+        conf["multi_gpu"] = ctx.is_distributed
+        conf["num_actors"] = env.num_envs
+        if "torch_compile" not in conf and not ctx.device.startswith("cuda"):
+            conf["torch_compile"] = False  # upstream default True: 45 s of compiling on CPU against 7 s of training
+        batch = env.num_envs * conf["horizon_length"]
+        if conf["minibatch_size"] > batch:
+            conf["minibatch_size"] = batch  # few envs (CPU): one minibatch of everything
+        if batch % conf["minibatch_size"]:
+            raise FleetlabError(f"num_envs x horizon_length = {batch} is not a multiple of minibatch_size "
+                                f"{conf['minibatch_size']}")
+        if run_dir is not None:
+            conf["train_dir"] = os.path.dirname(run_dir)
+            conf["full_experiment_name"] = os.path.basename(run_dir)
+        params["seed"] = ctx.seed
+
+    def find_checkpoint(self, run) -> str:
+        return resolve_checkpoint(self.name, self.run_dir_parts(run)[0], None, run.args.checkpoint, default=r".*\.pth",
+                                  subdir=self.checkpoint_subdir)
+
+    def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
+        path = ft.auto_resume_checkpoint(ctx, os.path.join(run_dir, self.checkpoint_subdir), r".*\.pth")
+        return None if path is None else Resume(path, read_checkpoint(path, self.name), auto=True)
+
+    def run_dir_of(self, checkpoint: str) -> str:
+        return os.path.dirname(os.path.dirname(checkpoint))  # <run>/nn/<name>.pth
+
+    @contextlib.contextmanager
+    def session(self, run, ctx, env, run_dir, resume):
+        from fleetlab.rl.rl_games.session import RlGamesSession
+
+        yield RlGamesSession(run, ctx, env)
+
+
+LIBRARY = RlGames()

@@ -1,0 +1,80 @@
+"""An rl_games training or playing session on a fleetlab VecEnv (what rl/workflow.py drives)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import torch
+from rl_games.torch_runner import Runner
+
+from fleetlab.distributed import parameter_checksum
+from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.library import Resume
+from fleetlab.rl.rl_games.agent import FleetA2CAgent, FleetPlayer, PinnedDeviceConfig, without_compile_prefix
+from fleetlab.rl.rl_games.env import RlGamesVecEnv
+
+
+class RlGamesSession:
+    def __init__(self, run, ctx, env):
+        self.ctx, self.env = ctx, env
+        params = run.agent_cfg["params"]
+        self.clip_obs = params["env"].get("clip_observations", np.inf)
+        wrapped = RlGamesVecEnv(env, self.clip_obs, params["env"].get("clip_actions", np.inf))
+        runner = Runner()
+        runner.algo_factory.register_builder("a2c_continuous", lambda **kwargs: FleetA2CAgent(ctx=ctx, env=env, **kwargs))
+        runner.player_factory.register_builder("a2c_continuous", lambda **kwargs: FleetPlayer(**kwargs))
+        runner.load({"params": params})  # a deep copy: the env goes in afterwards
+        config = PinnedDeviceConfig(runner.params["config"])
+        # rl_games takes a ready env through config["env_info"] + config["vec_env"]; without them it builds one
+        # from its process-wide registries (vecenv / env_configurations), which Isaac Lab's wrapper overwrites.
+        config["vec_env"], config["env_info"] = wrapped, wrapped.get_env_info()
+        runner.params["config"] = config
+        # Upstream adds RANK (read from the environment) to the seed itself; ours already holds base + global rank.
+        random.seed(ctx.seed)
+        np.random.seed(ctx.seed)
+        torch.manual_seed(ctx.seed)
+        self.agent = self.player = None
+        if run.play:
+            self.player = runner.create_player()
+        else:
+            self.agent = runner.algo_factory.create(runner.algo_name, base_name="run", params=runner.params)
+
+    def restore(self, resume: Resume) -> None:
+        checkpoint = without_compile_prefix(resume.checkpoint)
+        if self.player is not None:
+            self.player.restore_checkpoint(checkpoint)
+            return
+        agent = self.agent
+        agent.set_full_state_weights(checkpoint)  # weights, optimizer, normalizers, epoch and frame counters
+        ft.restore_rng(self.ctx, checkpoint.get("fleetlab_rng"), self.env)
+        print(f"[fleetlab] resuming from {resume.path} at epoch {agent.epoch_num + 1}/{agent.max_epochs}", flush=True)
+
+    def learn(self) -> None:
+        self.agent.stop.install()
+        self.agent.train()
+
+    def policy(self):
+        """Deterministic actions (the mean) from the rl_games model, with its obs normalizer, in [-1, 1]."""
+        model = (self.player or self.agent).model
+        model.eval()
+        clip_obs = self.clip_obs
+
+        def act(obs):
+            obs = model.norm_obs(torch.clamp(obs, -clip_obs, clip_obs))
+            return torch.clamp(model({"is_train": False, "prev_actions": None, "obs": obs})["mus"], -1.0, 1.0)
+
+        return act
+
+    def checksum(self) -> str:
+        return parameter_checksum(self.agent.model)
+
+    def results(self) -> tuple[dict, dict]:
+        agent = self.agent
+        last = {"mean_reward": float(agent.game_rewards.get_mean()[0]) if agent.game_rewards.current_size else None}
+        fps = getattr(agent, "fleet_train_fps", [])
+        steady = fps[1:] or fps  # epoch 1 carries the JIT compile
+        return last, {"train_fps": float(np.median(steady)) if steady else None}
+
+    def export(self, folder: str) -> list[str]:
+        return []

@@ -1,0 +1,68 @@
+"""rsl_rl (rsl-rl-lib 5.5.x). This module declares the library (flags, config, paths) without importing rsl_rl;
+the upstream fixes live in env.py (VecEnv wrapper), logger.py (synced statistics) and runner.py (the runner)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.checkpoint_reader import read_checkpoint
+from fleetlab.rl.library import Resume
+from fleetlab.rl.run_dir import resolve_checkpoint
+
+
+class RslRl:
+    name = "rsl_rl"
+    checkpoint_subdir = ""
+    variants = {"rsl_rl": []}
+    checkpoint_pattern = r"model_\d+\.pt"
+
+    def add_args(self, parser) -> None:
+        parser.add_argument("--experiment_name", type=str, default=None)
+        parser.add_argument("--run_name", type=str, default=None)
+        parser.add_argument("--resume", action="store_true", default=False)
+        parser.add_argument("--load_run", type=str, default=None, help="run-folder regex (default: the latest)")
+        parser.add_argument("--logger", type=str, default=None, choices=["tensorboard", "wandb", "neptune"])
+
+    def framework(self, args) -> str:
+        return "torch"
+
+    def label(self, args) -> str:
+        return self.name
+
+    def configure(self, cfg: dict, args, play: bool) -> None:
+        if args.experiment_name:
+            cfg["experiment_name"] = args.experiment_name
+        if args.run_name:
+            cfg["run_name"] = args.run_name
+        if args.logger:
+            cfg["logger"] = args.logger
+        if not play and args.max_iterations is not None:
+            cfg["max_iterations"] = args.max_iterations
+
+    def run_dir_parts(self, run) -> tuple[str, str]:
+        return run.agent_cfg["experiment_name"], run.agent_cfg["run_name"]
+
+    def finalize(self, run, ctx, env, run_dir) -> None:
+        run.agent_cfg["seed"] = ctx.seed
+
+    def find_checkpoint(self, run) -> str:
+        return resolve_checkpoint(self.name, run.agent_cfg["experiment_name"], run.args.load_run, run.args.checkpoint)
+
+    def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
+        path = ft.auto_resume_checkpoint(ctx, run_dir, self.checkpoint_pattern)
+        return None if path is None else Resume(path, read_checkpoint(path, self.name), auto=True)
+
+    def run_dir_of(self, checkpoint: str) -> str:
+        return os.path.dirname(checkpoint)
+
+    @contextlib.contextmanager
+    def session(self, run, ctx, env, run_dir, resume):
+        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")  # rsl_rl imports GitPython, which wants a git binary
+        from fleetlab.rl.rsl_rl.session import RslRlSession
+
+        yield RslRlSession(run, ctx, env, run_dir)
+
+
+LIBRARY = RslRl()

@@ -1,0 +1,59 @@
+"""An skrl training or playing session on a fleetlab VecEnv (what rl/workflow.py drives)."""
+
+from __future__ import annotations
+
+import time
+
+from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.library import Resume
+from fleetlab.rl.skrl.agent import TrainingState
+
+
+class SkrlSession:
+    def __init__(self, backend, run, ctx, env, resume: Resume | None):
+        self.backend, self.run, self.ctx, self.env = backend, run, ctx, env
+        cfg = run.agent_cfg
+        # A launcher restart continues from the saved timestep: the trainer runs the rest, the agent sees the
+        # shifted timesteps (agent.TrainingState.offset).
+        self.offset = min(resume.state["timestep"], cfg["trainer"]["timesteps"]) if resume and resume.state else 0
+        total = cfg["trainer"]["timesteps"]
+        cfg["trainer"]["timesteps"] = total - self.offset
+        self.runner, self.wrapped = backend.build_runner(env, cfg)
+        self.agent = self.runner.agent
+        if not run.play:
+            self.agent.fleet = TrainingState(
+                ctx=ctx, env=env, task_id=run.task.id, offset=self.offset, total=total,
+                rollouts=cfg["agent"]["rollouts"], interval=cfg["agent"]["experiment"]["checkpoint_interval"],
+                rng_extra=backend.rng_extra,
+            )
+        self.steps = cfg["trainer"]["timesteps"] * env.num_envs * ctx.world_size
+        self.learn_s = None
+
+    def restore(self, resume: Resume) -> None:
+        self.backend.load_agent(self.agent, resume.checkpoint)  # models, optimizer, normalizers
+        if self.run.play:
+            return
+        if resume.state and ft.restore_rng(self.ctx, resume.state["rng"], self.env):
+            self.backend.set_rng_extra(resume.state["rng"][self.ctx.rank])
+        print(f"[fleetlab] resuming from {resume.path} at timestep {self.offset}/{self.agent.fleet.total}", flush=True)
+
+    def learn(self) -> None:
+        self.agent.fleet.stop.install()
+        start = time.time()
+        self.runner.run("train")
+        self.learn_s = time.time() - start
+
+    def policy(self):
+        return self.backend.policy_fn(self.agent)
+
+    def checksum(self) -> str:
+        return self.backend.checksum(self.agent)
+
+    def results(self) -> tuple[dict, dict]:
+        last = {"env_steps_total": self.steps, "fps_with_jit": self.steps / self.learn_s}
+        if self.run.framework == "jax":
+            last["jax_backend_compiles"] = self.backend.BACKEND_COMPILES[0]
+        return last, {"train_fps": self.wrapped.steady_fps(self.run.agent_cfg["agent"]["rollouts"])}
+
+    def export(self, folder: str) -> list[str]:
+        return []

@@ -19,8 +19,9 @@ import torch
 
 from fleetlab.distributed import RunContext
 from fleetlab.envs import make
-from fleetlab.rl.rsl_rl import FleetOnPolicyRunner, RslRlVecEnvWrapper
-from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg as rsl_cfg
+from fleetlab.rl.rsl_rl.env import RslRlVecEnvWrapper
+from fleetlab.rl.rsl_rl.runner import FleetOnPolicyRunner
+from fleetlab.tasks.cartpole.agents import rsl_rl as rsl_cfg
 
 
 def build(task: str, num_envs: int, device: str, variant: str) -> FleetOnPolicyRunner:

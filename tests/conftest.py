@@ -8,6 +8,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 import pytest  # noqa: E402
 
+import fleetlab.tasks  # noqa: E402,F401  (fleetlab's own tasks register themselves)
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 

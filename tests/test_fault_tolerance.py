@@ -26,14 +26,35 @@ def test_a_failed_write_leaves_the_previous_checkpoint_and_no_partial_file(tmp_p
     assert os.listdir(tmp_path) == ["model_1.pt"]  # no temporary file left behind
 
 
-def test_atomic_open_for_pickle_writers(tmp_path):
-    import pickle
+def test_skrl_checkpoints_appear_only_once_complete(tmp_path):
+    """skrl's write_checkpoint writes straight to <experiment_dir>/checkpoints/<name> (torch.save, or pickle into
+    open(path, "wb")): FleetAgentMixin points it at a staging folder and renames each file into place."""
+    from fleetlab.rl.skrl.agent import FleetAgentMixin, TrainingState
 
-    path = tmp_path / "agent_8.pickle"
-    with ft.atomic_open(path, "wb") as f:
-        pickle.dump({"a": 1}, f)
-    with ft.atomic_open(path, "rb") as f:  # other modes are plain open()
-        assert pickle.load(f) == {"a": 1}
+    final = tmp_path / "checkpoints"
+    seen_while_writing = []
+
+    class UpstreamAgent:  # skrl's Agent.write_checkpoint, reduced to what it does with the file system
+        experiment_dir = str(tmp_path)
+
+        def write_checkpoint(self, *, timestep, timesteps):
+            with open(os.path.join(self.experiment_dir, "checkpoints", f"agent_{timestep}.pt"), "wb") as f:
+                f.write(b"first half")
+                seen_while_writing.append(sorted(os.listdir(final)))
+                f.write(b", second half")
+
+    class Agent(FleetAgentMixin, UpstreamAgent):
+        pass
+
+    agent = Agent()
+    agent.fleet = TrainingState(ctx=RunContext(), env=None, task_id="Fleet-Cartpole-v0", offset=0, total=32,
+                                rollouts=16, interval=16, rng_extra=dict)
+    final.mkdir()
+    agent.write_checkpoint(timestep=16, timesteps=32)
+    assert seen_while_writing == [[".writing"]], "nothing under the final name while upstream writes"
+    assert (final / "agent_16.pt").read_bytes() == b"first half, second half"
+    assert torch.load(final / "fleetlab_16.pt", weights_only=True)["task"] == "Fleet-Cartpole-v0"
+    assert agent.experiment_dir == str(tmp_path) and os.listdir(final / ".writing" / "checkpoints") == []
 
 
 def test_latest_checkpoint_is_the_last_completed_and_ignores_temporary_files(tmp_path):

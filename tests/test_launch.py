@@ -246,7 +246,7 @@ def test_bad_launch_input_is_a_one_line_error(in_tmp, bad, message):
 def test_more_processes_than_gpus_is_refused(monkeypatch):
     import torch
 
-    from fleetlab.distributed import launch
+    from fleetlab import launch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)

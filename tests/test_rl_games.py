@@ -38,21 +38,23 @@ def test_normalizer_sync_fix(tmp_path):
         np.testing.assert_allclose(ours0["var"], pooled.var(0), rtol=2e-2)
 
 
-def test_torch_compile_off_on_cpu_and_minibatch_fits_few_envs():
-    from types import SimpleNamespace
-
+def test_torch_compile_off_on_cpu_and_minibatch_fits_few_envs(tmp_path):
     from fleetlab.distributed import RunContext
     from fleetlab.envs import make
-    from fleetlab.rl.rl_games import _build
+    from fleetlab.rl.args import parse
+    from fleetlab.rl.rl_games.session import RlGamesSession
+    from fleetlab.rl.run import resolve_run
 
-    args = SimpleNamespace(task="Isaac-Cartpole-v0", overrides=[], max_iterations=3)
-    env = make("Isaac-Cartpole-v0", num_envs=64)
-    runner, cfg = _build(args, RunContext(device="cpu", seed=5), env, None, play=False)
-    conf = runner.params["config"]
+    run = resolve_run("rl_games", parse("rl_games", argv=["--max_iterations", "3"]), play=False)
+    ctx, env = RunContext(device="cpu", seed=5), make("Isaac-Cartpole-v0", num_envs=64)
+    run.library.finalize(run, ctx, env, str(tmp_path / "run"))
+    session = RlGamesSession(run, ctx, env)
+    conf = session.agent.config
     assert conf["torch_compile"] is False
     assert conf["minibatch_size"] == 64 * 16 and conf["max_epochs"] == 3 and conf["device"] == "cpu"
     conf["device"] = "cuda:0"  # what upstream's multi_gpu branch does
     assert conf["device"] == "cpu", "the pinned config keeps RunContext's device"
+    assert session.agent.vec_env.env is env, "rl_games got our env through its config, not its global registry"
 
 
 @pytest.mark.slow

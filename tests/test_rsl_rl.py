@@ -21,8 +21,8 @@ def test_upstream_runner_cannot_run_distributed_on_cpu(monkeypatch):
     from rsl_rl.runners import OnPolicyRunner
 
     from fleetlab.envs import make
-    from fleetlab.rl.rsl_rl import RslRlVecEnvWrapper
-    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+    from fleetlab.rl.rsl_rl.env import RslRlVecEnvWrapper
+    from fleetlab.tasks.cartpole.agents import rsl_rl as cfg
 
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("RANK", "0")
@@ -135,7 +135,7 @@ def test_play_without_checkpoint_is_a_one_line_error(tmp_path):
 
 
 def test_checkpoint_from_another_task_is_refused(tmp_path):
-    from fleetlab.rl.common import check_checkpoint_task, record_task
+    from fleetlab.rl.run_dir import check_checkpoint_task, record_task
 
     run = tmp_path / "run"
     record_task(str(run), "Fleet-Cartpole-Direct-v0")
@@ -150,11 +150,12 @@ def test_synced_logger_reads_the_device_once_per_iteration_and_keeps_upstream_or
     with their returns and lengths, and the env's LazyLog rows become per-key samples."""
     from fleetlab.distributed import RunContext
     from fleetlab.envs.vec_env import LazyLog
-    from fleetlab.rl.rsl_rl import SyncedLogger
-    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+    from fleetlab.rl.rsl_rl.logger import SyncedLogger
+    from fleetlab.tasks.cartpole.agents import rsl_rl as cfg
 
     logger = SyncedLogger(log_dir=None, cfg=cfg(), env_cfg={}, num_envs=3, is_distributed=False, gpu_world_size=1,
-                          gpu_global_rank=0, device="cpu", ctx=RunContext())
+                          gpu_global_rank=0, device="cpu", ctx=RunContext(),
+                          iteration_end=lambda it, total_it: None)
     names = ["Episode_Reward/alive", "Episode_Termination/time_out"]
     dones = [[0, 1, 0], [1, 0, 0], [0, 1, 1]]
     for step, d in enumerate(dones):
@@ -172,8 +173,9 @@ def test_synced_logger_reads_the_device_once_per_iteration_and_keeps_upstream_or
 def test_runner_turns_off_the_per_step_nan_check_unless_asked():
     from fleetlab.distributed import RunContext
     from fleetlab.envs import make
-    from fleetlab.rl.rsl_rl import FleetOnPolicyRunner, RslRlVecEnvWrapper
-    from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+    from fleetlab.rl.rsl_rl.env import RslRlVecEnvWrapper
+    from fleetlab.rl.rsl_rl.runner import FleetOnPolicyRunner
+    from fleetlab.tasks.cartpole.agents import rsl_rl as cfg
 
     env = RslRlVecEnvWrapper(make("Isaac-Cartpole-v0", num_envs=2))
     assert FleetOnPolicyRunner(env, cfg(), log_dir=None, ctx=RunContext()).cfg["check_for_nan"] is False

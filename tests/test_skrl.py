@@ -27,7 +27,7 @@ def test_jax_env_wrapper_hands_jax_arrays_with_n_by_1_rewards():
     import jax
 
     from fleetlab.envs import make
-    from fleetlab.rl.skrl_jax import SkrlJaxEnv
+    from fleetlab.rl.skrl.jax_backend import SkrlJaxEnv
 
     env = SkrlJaxEnv(make("Isaac-Cartpole-v0", num_envs=5))
     obs, _ = env.reset()
@@ -41,7 +41,7 @@ def test_torch_env_wrapper_shapes():
     import torch
 
     from fleetlab.envs import make
-    from fleetlab.rl.skrl_torch import SkrlTorchEnv
+    from fleetlab.rl.skrl.torch_backend import SkrlTorchEnv
 
     env = SkrlTorchEnv(make("Isaac-Cartpole-v0", num_envs=3))
     env.reset()
@@ -56,7 +56,7 @@ def test_torch_env_wrapper_passes_skrl_only_finite_episode_terms():
     import torch
 
     from fleetlab.envs import make
-    from fleetlab.rl.skrl_torch import SkrlTorchEnv
+    from fleetlab.rl.skrl.torch_backend import SkrlTorchEnv
 
     vec = make("Isaac-Cartpole-v0", num_envs=4)
     env = SkrlTorchEnv(vec)

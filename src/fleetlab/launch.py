@@ -195,7 +195,7 @@ def _launch_jax(opts, min_nodes: int, max_nodes: int, train_args: list[str]) -> 
         address = f"127.0.0.1:{port}"
     if max_nodes == 1:
         _check_port_free(int(address.rsplit(":", 1)[1]))
-    main_py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
+    main_py = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
     cmd = [sys.executable, "-m", "fleetlab.distributed.jax_launch", "--nnodes", str(max_nodes),
            "--nproc_per_node", str(opts.nproc_per_node), "--node_rank", str(opts.node_rank or 0),
            "--coordinator_address", address, main_py, "train", "--library", "skrl", *train_args]

@@ -13,8 +13,8 @@ with group_made_by_run_context("cpu"):
     from rl_games.algos_torch.running_mean_std import RunningMeanStd
     from skrl.resources.preprocessors.torch import RunningStandardScaler
 
-    from fleetlab.rl.rl_games import SyncedRunningMeanStd
-    from fleetlab.rl.skrl_torch import SyncedRunningStandardScaler
+    from fleetlab.rl.rl_games.agent import SyncedRunningMeanStd
+    from fleetlab.rl.skrl.torch_backend import SyncedRunningStandardScaler
 
 torch.manual_seed(ctx.rank)
 data = torch.randn(256, 3) * (1 + ctx.rank) + 10 * ctx.rank  # the ranks see very different observations

@@ -6,13 +6,13 @@ import sys
 import torch
 
 from fleetlab.distributed import RunContext
-from fleetlab.rl.rsl_rl import SyncedLogger
-from fleetlab.tasks.cartpole.agents.rsl_rl_ppo_cfg import cfg
+from fleetlab.rl.rsl_rl.logger import SyncedLogger
+from fleetlab.tasks.cartpole.agents import rsl_rl as cfg
 
 ctx = RunContext.from_env(distributed=True, device="cpu").init_process_group()
 num_envs = 4
 logger = SyncedLogger(log_dir=None, cfg=cfg(), env_cfg={}, num_envs=num_envs, is_distributed=True, gpu_world_size=2,
-                      gpu_global_rank=ctx.rank, device="cpu", ctx=ctx)
+                      gpu_global_rank=ctx.rank, device="cpu", ctx=ctx, iteration_end=lambda it, total_it: None)
 # rank 0: two episodes of return 1 each; rank 1: one episode of return 7 (the global mean is 3, rank 0's alone is 1)
 reward = torch.full((num_envs,), 1.0 if ctx.rank == 0 else 7.0)
 dones = torch.tensor([1.0, 1.0, 0, 0]) if ctx.rank == 0 else torch.tensor([1.0, 0, 0, 0])

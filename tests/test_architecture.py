@@ -1,0 +1,105 @@
+"""The layering of docs/architecture.md, checked on the source: imports point down (cli/launch/bench -> rl -> tasks
+-> envs -> sim, with distributed beneath them all), no unittest.mock in src/, and every registered library offers
+the whole declared interface."""
+
+import ast
+import inspect
+import os
+
+import pytest
+from conftest import REPO
+
+SRC = os.path.join(REPO, "src", "fleetlab")
+# package -> the fleetlab packages it must never import (directly or inside a function)
+FORBIDDEN = {
+    "distributed": ("rl", "envs", "sim", "tasks", "cli", "launch", "bench"),
+    "sim": ("rl", "envs", "tasks", "cli", "launch", "bench"),
+    "envs": ("rl", "tasks", "cli", "launch", "bench"),
+    "tasks": ("rl", "cli", "launch", "bench"),
+    "rl": ("cli", "launch", "bench"),
+}
+
+
+def _modules():
+    for folder, _, files in os.walk(SRC):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                yield os.path.relpath(path, SRC), ast.parse(open(path).read(), path)
+
+
+def _imports(tree) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_imports_point_down_the_layers():
+    wrong = []
+    for rel, tree in _modules():
+        package = rel.split(os.sep)[0]
+        for name in _imports(tree):
+            for banned in FORBIDDEN.get(package, ()):
+                if name == f"fleetlab.{banned}" or name.startswith(f"fleetlab.{banned}."):
+                    wrong.append(f"{rel} imports {name}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_no_unittest_mock_in_src():
+    users = [rel for rel, tree in _modules() if any(n.startswith("unittest") for n in _imports(tree))]
+    assert not users, users
+
+
+def _declared(protocol) -> dict:
+    return {n: m for n, m in vars(protocol).items() if inspect.isfunction(m) and not n.startswith("_")}
+
+
+def test_every_library_offers_the_declared_interface():
+    from fleetlab.rl.library import LIBRARIES, Library, Session, library
+
+    declared = _declared(Library)
+    assert {"configure", "finalize", "session", "find_checkpoint", "auto_resume"} <= set(declared)
+    for name in LIBRARIES:
+        lib = library(name)
+        assert lib.name == name
+        for attr in ("checkpoint_subdir", "variants"):
+            assert hasattr(lib, attr), f"{name} lacks {attr}"
+        for method, spec in declared.items():
+            ours = getattr(type(lib), method, None)
+            assert ours is not None, f"{name} lacks {method}()"
+            assert list(inspect.signature(ours).parameters) == list(inspect.signature(spec).parameters), (name, method)
+    assert set(_declared(Session)) == {
+        "restore", "learn", "policy", "checksum", "results", "export"}
+
+
+@pytest.mark.parametrize("module", ["fleetlab.rl.rsl_rl.session", "fleetlab.rl.rl_games.session",
+                                    "fleetlab.rl.skrl.session"])
+def test_every_session_offers_the_declared_interface(module):
+    import importlib
+
+    from fleetlab.rl.library import Session
+
+    cls = next(c for n, c in inspect.getmembers(importlib.import_module(module), inspect.isclass)
+               if n.endswith("Session") and c.__module__ == module)
+    for method, spec in _declared(Session).items():
+        assert list(inspect.signature(getattr(cls, method)).parameters) == list(inspect.signature(spec).parameters), (
+            cls.__name__, method)
+
+
+def test_library_modules_do_not_import_their_library():
+    """`fleetlab train --library X` must parse flags and name run dirs with only X's extra installed."""
+    import subprocess
+    import sys
+
+    code = ("import sys, fleetlab.rl.library as l\n"
+            "[l.library(n) for n in l.LIBRARIES]\n"
+            "print(sorted(m for m in ('rsl_rl', 'rl_games', 'skrl') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.path.join(REPO, "src")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

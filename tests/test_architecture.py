@@ -77,12 +77,15 @@ def test_every_library_offers_the_declared_interface():
         "restore", "learn", "policy", "checksum", "results", "export"}
 
 
-@pytest.mark.parametrize("module", ["fleetlab.rl.rsl_rl.session", "fleetlab.rl.rl_games.session",
-                                    "fleetlab.rl.skrl.session"])
-def test_every_session_offers_the_declared_interface(module):
+@pytest.mark.parametrize("name", ["rsl_rl", "rl_games", "skrl"])
+def test_every_session_offers_the_declared_interface(name):
+    """Each library package's session.py holds a class named *Session with every method of the protocol."""
     import importlib
 
-    from fleetlab.rl.library import Session
+    from fleetlab.rl.library import LIBRARIES, Session
+
+    assert set(LIBRARIES) == {"rsl_rl", "rl_games", "skrl"}, "a new library: add its name to this test's list"
+    module = f"{LIBRARIES[name]}.session"
 
     cls = next(c for n, c in inspect.getmembers(importlib.import_module(module), inspect.isclass)
                if n.endswith("Session") and c.__module__ == module)

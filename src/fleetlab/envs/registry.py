@@ -91,7 +91,7 @@ def load_entry_points() -> None:
         try:
             point.load()
         except Exception as err:
-            err.add_note(f"while loading the '{point.name} = {point.value}' entry point of the {ENTRY_POINT_GROUP} group")
+            err.add_note(f"while loading the entry point '{point.name} = {point.value}' ({ENTRY_POINT_GROUP})")
             raise
 
 

@@ -22,7 +22,7 @@ class RlGamesSession:
         self.clip_obs = params["env"].get("clip_observations", np.inf)
         wrapped = RlGamesVecEnv(env, self.clip_obs, params["env"].get("clip_actions", np.inf))
         runner = Runner()
-        runner.algo_factory.register_builder("a2c_continuous", lambda **kwargs: FleetA2CAgent(ctx=ctx, env=env, **kwargs))
+        runner.algo_factory.register_builder("a2c_continuous", lambda **kw: FleetA2CAgent(ctx=ctx, env=env, **kw))
         runner.player_factory.register_builder("a2c_continuous", lambda **kwargs: FleetPlayer(**kwargs))
         runner.load({"params": params})  # a deep copy: the env goes in afterwards
         config = PinnedDeviceConfig(runner.params["config"])

@@ -61,10 +61,12 @@ class Skrl:
         cfg["seed"] = run.seed  # the BASE seed: skrl's set_seed adds the global rank itself
         cfg["trainer"]["disable_progressbar"] = not ctx.is_writer
         if run_dir is not None:
-            cfg["agent"]["experiment"]["directory"], cfg["agent"]["experiment"]["experiment_name"] = os.path.split(run_dir)
+            experiment = cfg["agent"]["experiment"]
+            experiment["directory"], experiment["experiment_name"] = os.path.split(run_dir)
 
     def find_checkpoint(self, run) -> str:
-        """--checkpoint PATH, else the last run of this framework: its best_agent (skrl's pick), else its last agent_*."""
+        """--checkpoint PATH, else the last run of this framework: its best_agent (skrl's pick), else its last
+        agent_*."""
         experiment = os.path.basename(run.agent_cfg["agent"]["experiment"]["directory"])
         suffix = r"\.pickle" if run.framework == "jax" else r"\.pt"
         runs, checkpoint = rf".*_ppo_{run.framework}$", run.args.checkpoint

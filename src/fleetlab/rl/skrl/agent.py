@@ -33,7 +33,7 @@ class TrainingState:
 
 
 class FleetAgentMixin:
-    fleet: TrainingState | None = None
+    fleet: TrainingState | None = None  # set by session.SkrlSession when training
 
     def _shift(self, timestep: int) -> dict:
         if self.fleet is None:
@@ -78,3 +78,22 @@ class FleetAgentMixin:
             ft.move_into_place(os.path.join(staging, "checkpoints", name), os.path.join(final, name))
         ft.atomic_torch_save({"timestep": timestep, "rng": self.fleet.rng_states, "task": self.fleet.task_id},
                              os.path.join(final, f"fleetlab_{timestep}.pt"))
+
+
+def fleet_runner(runner_cls: type, ppo_cls: type, synced_scaler: type) -> Callable:
+    """build_runner(wrapped_env, cfg) for one framework: skrl's runner building FleetAgentMixin + ppo_cls where the
+    config says PPO, and our all-reduced scaler where it says RunningStandardScaler (upstream updates it from each
+    rank's own batch, so the statistics, and the policies that read them, differ across ranks)."""
+    fleet_ppo = type(f"Fleet{ppo_cls.__name__}", (FleetAgentMixin, ppo_cls), {})
+
+    class FleetRunner(runner_cls):
+        def _component(self, name: str):
+            return fleet_ppo if name.lower() == "ppo" else super()._component(name)
+
+    def build_runner(wrapped, cfg: dict):
+        for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
+            if cfg["agent"].get(key) == "RunningStandardScaler":
+                cfg["agent"][key] = synced_scaler
+        return FleetRunner(wrapped, cfg), wrapped
+
+    return build_runner

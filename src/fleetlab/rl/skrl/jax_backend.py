@@ -14,7 +14,7 @@ from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum
 from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.skrl.agent import FleetAgentMixin
+from fleetlab.rl.skrl.agent import fleet_runner
 from fleetlab.rl.skrl.env import SkrlEnvMixin
 
 
@@ -95,26 +95,14 @@ class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
         return obs, reward.reshape(-1, 1), terminated.reshape(-1, 1), truncated.reshape(-1, 1), extras
 
 
-class FleetPPO(FleetAgentMixin, PPO):
-    pass
-
-
-class FleetRunner(Runner):
-    """skrl's runner, building our PPO subclass where the config says PPO."""
-
-    def _component(self, name: str):
-        return FleetPPO if name.lower() == "ppo" else super()._component(name)
+_build_runner = fleet_runner(Runner, PPO, SyncedRunningStandardScaler)
 
 
 def build_runner(env, cfg: dict):
     skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
     skrl.config.jax.device = env.core.physics.device  # the env's device: the one local to this process
     count_backend_compiles()
-    for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
-        if cfg["agent"].get(key) == "RunningStandardScaler":
-            cfg["agent"][key] = SyncedRunningStandardScaler
-    wrapped = SkrlJaxEnv(env)
-    return FleetRunner(wrapped, cfg), wrapped
+    return _build_runner(SkrlJaxEnv(env), cfg)
 
 
 def checksum(agent) -> str:
@@ -161,4 +149,5 @@ def load_agent(agent, modules: dict) -> None:
     for name, data in modules.items():
         module = agent.checkpoint_modules.get(name)
         if module is not None and hasattr(module, "state_dict"):
-            module.state_dict = module.state_dict.replace(params=flax.serialization.from_bytes(module.state_dict.params, data))
+            params = flax.serialization.from_bytes(module.state_dict.params, data)
+            module.state_dict = module.state_dict.replace(params=params)

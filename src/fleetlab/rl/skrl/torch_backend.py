@@ -15,7 +15,7 @@ from skrl.utils.runner.torch import Runner
 from fleetlab.distributed import parameter_checksum
 from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.envs.vec_env import LazyLog
-from fleetlab.rl.skrl.agent import FleetAgentMixin
+from fleetlab.rl.skrl.agent import fleet_runner
 from fleetlab.rl.skrl.env import SkrlEnvMixin
 
 
@@ -52,28 +52,16 @@ class SyncedRunningStandardScaler(RunningStandardScaler):
         super()._parallel_variance(input_mean, input_var, input_count)
 
 
-class FleetPPO(FleetAgentMixin, PPO):
-    pass
-
-
-class FleetRunner(Runner):
-    """skrl's runner, building our PPO subclass where the config says PPO."""
-
-    def _component(self, name: str):
-        return FleetPPO if name.lower() == "ppo" else super()._component(name)
+_build_runner = fleet_runner(Runner, PPO, SyncedRunningStandardScaler)
 
 
 def build_runner(env, cfg: dict):
-    for key in ("observation_preprocessor", "state_preprocessor", "value_preprocessor"):
-        if cfg["agent"].get(key) == "RunningStandardScaler":
-            cfg["agent"][key] = SyncedRunningStandardScaler
-    wrapped = SkrlTorchEnv(env)
-    return FleetRunner(wrapped, cfg), wrapped
+    return _build_runner(SkrlTorchEnv(env), cfg)
 
 
 def checksum(agent) -> str:
-    tensors = [t for m in agent.checkpoint_modules.values() if hasattr(m, "state_dict") for t in m.state_dict().values()]
-    return parameter_checksum(tensors)
+    modules = [m for m in agent.checkpoint_modules.values() if hasattr(m, "state_dict")]
+    return parameter_checksum([t for m in modules for t in m.state_dict().values()])
 
 
 def policy_fn(agent):

@@ -13,7 +13,7 @@ from fleetlab.rl.rsl_rl.runner import FleetOnPolicyRunner, as_obs_policy, quiet_
 
 class RslRlSession:
     def __init__(self, run, ctx, env, run_dir: str | None):
-        self.ctx, self.env = ctx, env
+        self.ctx, self.env, self.play = ctx, env, run.play
         self.runner = FleetOnPolicyRunner(RslRlVecEnvWrapper(env), run.agent_cfg, log_dir=run_dir, ctx=ctx)
         self.runner.task_id = run.task.id
         self.iterations = run.agent_cfg["max_iterations"]
@@ -21,7 +21,7 @@ class RslRlSession:
     def restore(self, resume: Resume) -> None:
         runner = self.runner
         runner.load_checkpoint(resume.checkpoint)
-        if self.runner.logger.log_dir is None:  # playing: the weights are all it needs
+        if self.play:  # the weights are all it needs
             return
         if resume.auto:  # the saved iteration is complete: continue to the same final iteration
             runner.current_learning_iteration += 1

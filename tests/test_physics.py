@@ -11,8 +11,10 @@ from fleetlab.sim import load_physics
 from fleetlab.tasks.cartpole.cfg import XML
 
 
-def test_mjx_trajectory_matches_mj_step():
-    env = make("Fleet-Cartpole-v0", num_envs=3, seed=1)
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_mjx_trajectory_matches_mj_step(impl):
+    env = make("Fleet-Cartpole-v0", num_envs=3, seed=1, impl=impl)
+    assert env.core.physics.impl == impl
     qpos0, qvel0 = np.asarray(env.state.qpos), np.asarray(env.state.qvel)
     rng = np.random.default_rng(0)
     actions = rng.uniform(-1, 1, size=(40, 3, 1)).astype(np.float32) * 0.3
@@ -49,16 +51,14 @@ def test_decimation_and_dt():
     assert env.max_episode_length == 300
 
 
-def test_unknown_impl_and_missing_warp():
+def test_unknown_impl_and_auto():
+    from fleetlab.sim.mjx import resolve_impl
+
     with pytest.raises(FleetlabError, match="unknown physics impl"):
         load_physics(XML, sim_dt=0.01, decimation=1, impl="bogus")
-    import importlib.util
-
-    if importlib.util.find_spec("warp") is None:
-        with pytest.raises(FleetlabError, match="warp"):
-            load_physics(XML, sim_dt=0.01, decimation=1, impl="warp")
-    else:
-        assert load_physics(XML, sim_dt=0.01, decimation=1, impl="warp").model is not None
+    assert resolve_impl("auto", "cpu") == "jax", "the JAX implementation is the faster one on a CPU"
+    assert resolve_impl("auto", "cuda:0") == "warp", "MuJoCo Warp on a GPU when warp-lang is installed"
+    assert load_physics(XML, sim_dt=0.01, decimation=1, impl="auto").impl == "jax"
 
 
 def test_jax_does_not_preallocate_the_gpu():

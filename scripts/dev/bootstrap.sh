@@ -8,7 +8,11 @@ python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 has_gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then has_gpu=1; fi
-want="$(cat pyproject.toml scripts/dev/bootstrap.sh | sha256sum | cut -c1-16)-gpu$has_gpu"
+# MuJoCo Warp (the default physics on a GPU) on GPU machines, and wherever the tests run (FLEETLAB_WARP=1, set by
+# scripts/dev/test.sh): the tests compare it with MuJoCo on the CPU. A CPU-only training run does not need it.
+extras="all,dev"
+if [ "$has_gpu" = 1 ] || [ "${FLEETLAB_WARP:-0}" = 1 ]; then extras="$extras,warp"; fi
+want="$(cat pyproject.toml scripts/dev/bootstrap.sh | sha256sum | cut -c1-16)-gpu$has_gpu-$extras"
 stamp=.venv/.fleetlab-bootstrap
 if [ "$(cat "$stamp" 2>/dev/null || true)" = "$want" ]; then exit 0; fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -19,6 +23,6 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q "torch==2.13.0"
 if [ "$has_gpu" = 1 ]; then .venv/bin/python -m pip install -q "jax[cuda13]"; fi
-.venv/bin/python -m pip install -q -e ".[all,dev]"
+.venv/bin/python -m pip install -q -e ".[$extras]"
 echo "$want" > "$stamp"
 echo "[bootstrap] .venv ready ($(.venv/bin/python -c 'import torch, jax; print("torch", torch.__version__, "jax", jax.__version__)'))"

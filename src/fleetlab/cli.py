@@ -102,7 +102,7 @@ def _bench(argv: list[str]) -> int:
     env.add_argument("--device", default="cpu")
     env.add_argument("--steps", type=positive_int, default=200)
     env.add_argument("--repeats", type=positive_int, default=5)
-    env.add_argument("--physics_impl", default="jax", choices=["jax", "warp"])
+    env.add_argument("--physics_impl", default="auto", choices=["auto", "jax", "warp"])
     env.add_argument("--view", default="torch", choices=["torch", "jax"])
     env.add_argument("--json", default=None, help="also write the results to this file")
     env.add_argument("--breakdown", action="store_true", help="also split a step's time: scan floor, jit, torch view")

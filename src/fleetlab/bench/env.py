@@ -13,7 +13,7 @@ from fleetlab.envs import make
 from fleetlab.errors import FleetlabError
 
 
-def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, repeats: int = 5, impl: str = "jax",
+def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, repeats: int = 5, impl: str = "auto",
               view: str = "torch") -> dict:
     """Steps/s (env-steps, i.e. num_envs x calls) through the torch view (DLPack in and out) or the JAX view."""
     if view not in ("torch", "jax"):
@@ -54,7 +54,7 @@ def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, r
         "task": task,
         "num_envs": num_envs,
         "device": device,
-        "impl": impl,
+        "impl": env.core.physics.impl,
         "view": view,
         "steps_per_repeat": steps,
         "repeats": repeats,

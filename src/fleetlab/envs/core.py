@@ -13,7 +13,6 @@ from typing import Callable, Protocol
 import jax
 import jax.numpy as jnp
 
-from fleetlab.errors import FleetlabError
 from fleetlab.sim import Physics
 
 
@@ -32,6 +31,7 @@ class State:
     episode_terms: jax.Array  # running sum of each weighted reward term in this episode
     ended_terms: jax.Array  # the sums of the episode that ended at this step (zeros if none ended)
     key: jax.Array
+    overflow: jax.Array  # sticky: non-zero once a physics buffer overflowed (MuJoCo Warp); VecEnv raises on it
 
     def replace(self, **changes) -> "State":
         return dataclasses.replace(self, **changes)
@@ -75,9 +75,6 @@ class Env:
     """The pure functional env for one task on one physics model."""
 
     def __init__(self, task: Task, physics: Physics):
-        if task.observe_needs_body_forces and physics.impl != "jax":
-            raise FleetlabError(f"{type(task.cfg).__name__} observes body forces, which MJX computes only with "
-                             f"physics impl 'jax' (got '{physics.impl}'): use --physics_impl jax")
         self.task = task
         self.cfg = task.cfg
         self.physics = physics
@@ -106,6 +103,7 @@ class Env:
             episode_terms=zeros,
             ended_terms=zeros,
             key=key,
+            overflow=jnp.zeros((), jnp.int32),
         )
 
     def step(self, state: State, action: jax.Array) -> State:
@@ -136,4 +134,5 @@ class Env:
             episode_terms=keep(fresh.episode_terms, episode_terms),
             ended_terms=keep(episode_terms, jnp.zeros_like(episode_terms)),
             key=fresh.key,
+            overflow=state.overflow | self.physics.overflow(data),
         )

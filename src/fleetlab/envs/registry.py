@@ -110,18 +110,19 @@ def load_agent_yaml(module_file: str, name: str) -> dict:
         return yaml.safe_load(f)
 
 
-def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "jax", **cfg_overrides) -> VecEnv:
-    """Build the VecEnv for a task: `num_envs` envs on `device`, physics `impl` ("jax" or "warp")."""
+def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto", **cfg_overrides) -> VecEnv:
+    """Build the VecEnv for a task: `num_envs` envs on `device`, physics `impl` ("auto", "jax" or "warp")."""
     return make_from_entry(resolve(task_id), num_envs, device, seed, impl, **cfg_overrides)
 
 
-def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "jax",
+def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto",
                     **cfg_overrides) -> VecEnv:
     if not isinstance(num_envs, int) or num_envs <= 0:
         raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
     task = entry.make_task(**cfg_overrides)
     cfg = task.cfg
-    physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl)
+    physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl,
+                           num_envs=num_envs, body_forces=task.observe_needs_body_forces)
     return VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
 
 

@@ -110,7 +110,8 @@ class VecEnv(gymnasium.Env):
     def _step_packed(self, state: State, action: jax.Array):
         state = jax.vmap(self.core.step)(state, action)
         packed = jnp.concatenate(
-            [state.obs, state.reward[:, None], state.terminated[:, None], state.truncated[:, None]], axis=1
+            [state.obs, state.reward[:, None], state.terminated[:, None], state.truncated[:, None],
+             state.overflow[:, None]], axis=1
         ).astype(jnp.float32)
         done = state.terminated | state.truncated
         ended = done.sum()
@@ -150,7 +151,8 @@ class VecEnv(gymnasium.Env):
         if self.compile_s is None:
             self._record_compile(t0, obs)
         self._check_finite(
-            lambda: (bool(jnp.isfinite(action).all()), bool(jnp.isfinite(obs).all() & jnp.isfinite(reward).all()))
+            lambda: (bool(jnp.isfinite(action).all()), bool(jnp.isfinite(obs).all() & jnp.isfinite(reward).all()),
+                     int(self.state.overflow.max()))
         )
         return obs, reward, terminated, truncated, {"time_outs": truncated, "log": LazyLog(self.log_names, log)}
 
@@ -164,7 +166,8 @@ class VecEnv(gymnasium.Env):
         if self.compile_s is None:
             self._record_compile(t0, packed)
         packed_t, log_t = to_torch(packed), to_torch(log)
-        self._check_finite(lambda: torch.stack([torch.isfinite(action).all(), torch.isfinite(packed_t).all()]).tolist())
+        self._check_finite(lambda: [*torch.stack([torch.isfinite(action).all(), torch.isfinite(packed_t).all()]).tolist(),
+                                    int(packed_t[:, self.num_obs + 3].max())])
         n = self.num_obs
         obs = packed_t[:, :n]
         reward = packed_t[:, n]
@@ -177,14 +180,21 @@ class VecEnv(gymnasium.Env):
 
     def _check_finite(self, finite) -> None:
         """NaN/inf actions (a diverged policy) silently turn the physics into NaN, and an unstable model can blow
-        up on its own: fail with a clear error. `finite()` gives (actions finite, obs and rewards finite). A
+        up on its own: fail with a clear error. `finite()` gives (actions finite, obs and rewards finite, MuJoCo
+        Warp's buffer-overflow bits, sticky since the start: a step that overflowed is wrong, not just slow). A
         diverged run stays diverged, so on a GPU checking every NAN_CHECK_EVERY-th step finds it without a device
         sync on every step; on CPU every step is checked. (It stands in for rsl_rl's per-step check_nan, which
         our runner turns off: that one costs three host syncs per step.)"""
         self._steps += 1
         if self.device != "cpu" and self._steps % self.NAN_CHECK_EVERY:
             return
-        actions_ok, outputs_ok = finite()
+        actions_ok, outputs_ok, overflow = finite()
+        if overflow:
+            raise FleetlabError(
+                f"MuJoCo Warp ran out of its contact or constraint buffers by step {self._steps} (overflow bits "
+                f"{int(overflow)}): the steps since are wrong. Raise fleetlab.sim.mjx.WARP_CONTACTS_PER_ENV / "
+                "WARP_CONSTRAINTS_PER_ENV, or use --physics_impl jax"
+            )
         if not actions_ok:
             raise FleetlabError(
                 f"non-finite (NaN or inf) actions reached the env at step {self._steps}: the policy diverged; "

@@ -21,6 +21,7 @@ def finish(ctx: RunContext, run_dir: str, library: str, task_id: str, env, check
         "task": task_id,
         "library": library,
         "world_size": ctx.world_size,
+        "physics_impl": env.core.physics.impl,
         "num_envs_per_process": env.num_envs,
         "num_envs_total": env.num_envs * ctx.world_size,
         "wall_s": wall_s,

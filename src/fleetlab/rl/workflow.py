@@ -45,7 +45,8 @@ def train(run: Run) -> dict:
     lib.finalize(run, ctx, env, run_dir)
     if ctx.is_writer:
         print(f"[fleetlab] {run.task.id} with {run.label}: {env.num_envs} envs per process x {ctx.world_size} "
-              f"process(es) = {env.num_envs * ctx.world_size} envs; logs in {run_dir}", flush=True)
+              f"process(es) = {env.num_envs * ctx.world_size} envs; physics {env.core.physics.impl}; logs in {run_dir}",
+              flush=True)
         run_dirs.write_json(os.path.join(run_dir, "params", "agent.json"), run.agent_cfg)
         run_dirs.record_task(run_dir, run.task.id)
     print(f"[fleetlab] {ctx.summary()}", flush=True)
@@ -87,7 +88,8 @@ def play(run: Run) -> dict:
     with lib.session(run, ctx, env, None, resume) as session:
         session.restore(resume)
         policy = session.policy()
-        result = {"task": run.task.id, "checkpoint": path, **evaluation.evaluate(env, policy, args.steps)}
+        result = {"task": run.task.id, "checkpoint": path, "physics_impl": env.core.physics.impl,
+                  **evaluation.evaluate(env, policy, args.steps)}
         if args.export and (exported := session.export(os.path.join(run_dir, "exported"))):
             result["exported"] = exported
         if args.video:

@@ -30,7 +30,32 @@ def _import_mjx():
 
 mjx = _import_mjx()
 
-IMPLS = ("jax", "warp")
+IMPLS = ("auto", "jax", "warp")
+# Contact and constraint buffers of MuJoCo Warp, per env. Warp allocates them up front (JAX sizes them from the model
+# itself); a step that needs more sets Data.overflow, which VecEnv turns into an error.
+WARP_CONTACTS_PER_ENV = 64
+WARP_CONSTRAINTS_PER_ENV = 512
+# MuJoCo Warp's Data.overflow bits that mean a buffer was too small (contacts, constraints, collision scratch): the
+# step is wrong. Bits 9 and 10 (solver and line-search iteration limits) are not among them: a fixed iteration count
+# is a model setting (the Ant and Humanoid MJCFs use 4), as in the JAX implementation.
+WARP_BUFFER_OVERFLOW_BITS = (1 << 9) - 1
+
+
+def warp_installed() -> bool:
+    return importlib.util.find_spec("warp") is not None
+
+
+def resolve_impl(impl: str, device: str) -> str:
+    """`auto`: MuJoCo Warp on a CUDA device when warp-lang is installed (about 3x the JAX implementation's steps/s
+    on contact-rich robots, and ~1 s compiles instead of ~30 s), the JAX implementation otherwise (faster on CPU)."""
+    if impl not in IMPLS:
+        raise FleetlabError(f"unknown physics impl '{impl}': choose one of {IMPLS}")
+    if impl == "auto":
+        return "warp" if device.startswith("cuda") and warp_installed() else "jax"
+    if impl == "warp" and not warp_installed():
+        raise FleetlabError("physics impl 'warp' needs warp-lang: pip install 'fleetlab[warp]' (warp-lang==1.18.0, "
+                            "the version mujoco-mjx 3.17 pins), or use --physics_impl jax")
+    return impl
 
 
 def jax_device_for(device: str) -> jax.Device:
@@ -83,10 +108,20 @@ class Physics:
     def forward(self, data: mjx.Data) -> mjx.Data:
         return mjx.forward(self.model, data)
 
+    def overflow(self, data: mjx.Data) -> jax.Array:
+        """Non-zero when MuJoCo Warp ran out of a contact or constraint buffer in the step that made `data` (the
+        JAX implementation sizes its buffers from the model and never does)."""
+        if self.impl != "warp":
+            return jax.numpy.zeros((), jax.numpy.int32)
+        return (data._impl.overflow & WARP_BUFFER_OVERFLOW_BITS).astype(jax.numpy.int32)
+
     def body_forces(self, data: mjx.Data) -> mjx.Data:
         """data with cfrc_int/cfrc_ext filled (MuJoCo's mj_rnePostConstraint), from the constraint forces of the
-        step that made `data`. MJX has it only in its JAX implementation (Env refuses other impls for tasks that
-        need it) and does not export it (3.17)."""
+        step that made `data`. MuJoCo Warp computes them inside each step when the model asks for it
+        (load_physics(body_forces=True) sets opt.run_rne_postconstraint); MJX's JAX implementation has the function
+        but does not export it (3.17)."""
+        if self.impl == "warp":
+            return data
         from mujoco.mjx._src.smooth import rne_postconstraint
 
         return rne_postconstraint(self.model, data)
@@ -98,20 +133,28 @@ def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
     return data._impl.cfrc_int[bodies]
 
 
-def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax") -> Physics:
-    if impl not in IMPLS:
-        raise FleetlabError(f"unknown physics impl '{impl}': choose one of {IMPLS}")
-    if impl == "warp" and (importlib.util.find_spec("warp") is None or importlib.util.find_spec("mujoco_warp") is None):
-        raise FleetlabError("impl='warp' needs MuJoCo Warp: pip install 'fleetlab[warp]' (warp-lang, mujoco-warp)")
+def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
+                 num_envs: int = 1, body_forces: bool = False) -> Physics:
+    """The model on `device` with implementation `impl` ("auto", "jax", "warp"). `num_envs` sizes MuJoCo Warp's
+    contact buffer (shared by all envs); `body_forces` makes Warp compute cfrc_int in every step."""
+    impl = resolve_impl(impl, device)
     if decimation < 1:
         raise FleetlabError(f"decimation must be >= 1, got {decimation}")
     mj_model = mujoco.MjModel.from_xml_path(xml_path)
     mj_model.opt.timestep = sim_dt
     jax_device = jax_device_for(device)
     model = mjx.put_model(mj_model, device=jax_device, impl=impl)
-    template = mjx.make_data(model, device=jax_device, impl=impl)
+    if impl == "warp":
+        # MuJoCo Warp prints a warning on every step that hits an overflow, iteration limits included; fleetlab
+        # raises its own error on buffer overflows instead (VecEnv), so the prints are off.
+        warp_opt = model.opt._impl.replace(warn_overflow=0, run_rne_postconstraint=body_forces)
+        model = model.replace(opt=model.opt.replace(_impl=warp_opt))
+        template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=WARP_CONTACTS_PER_ENV * num_envs,
+                                 njmax=WARP_CONSTRAINTS_PER_ENV)
+    else:
+        template = mjx.make_data(model, device=jax_device, impl=impl)
     template = jax.device_put(template, jax_device)
     return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl)
 
 
-__all__ = ["IMPLS", "Physics", "incoming_wrench", "jax_device_for", "load_physics"]
+__all__ = ["IMPLS", "Physics", "incoming_wrench", "jax_device_for", "load_physics", "resolve_impl"]

@@ -19,6 +19,7 @@ OUT = os.environ.get("OUT", "/tmp/out")
 NUM_ENVS = int(os.environ.get("NUM_ENVS", 16384))
 DEVICE = os.environ.get("DEVICE", "cuda:0")
 MAX_ITERATIONS = int(os.environ.get("MAX_ITERATIONS", 10**9))  # a CPU dry run sets a small one
+PHYSICS_IMPL = os.environ.get("PHYSICS_IMPL", "auto")  # auto: MuJoCo Warp on the GPU when warp-lang is installed
 # (task, library, iterations, guard s). Humanoid: 125 iterations x 32 steps x 16384 envs = 65.5M steps, Isaac
 # Lab's Humanoid benchmark; Ant: 150 x 16 or 32 steps. Sized from the H200 env bench (Humanoid 18 ms, Ant 12 ms
 # per step at 16384 envs); one device call per task (`python3 benchmarks/device_tasks.py COMMIT Humanoid`).
@@ -60,7 +61,8 @@ def run(task: str, library: str, iterations: int, guard_s: float) -> dict:
     cwd = f"/tmp/runs/{task}_{library}"
     os.makedirs(cwd, exist_ok=True)
     cmd = [sys.executable, "-m", "fleetlab", "train", "--library", library, "--task", task, "--headless",
-           "--num_envs", str(NUM_ENVS), "--max_iterations", str(min(iterations, MAX_ITERATIONS)), "--device", DEVICE]
+           "--num_envs", str(NUM_ENVS), "--max_iterations", str(min(iterations, MAX_ITERATIONS)), "--device", DEVICE,
+           "--physics_impl", PHYSICS_IMPL]
     guard = max(10.0, min(guard_s, DEADLINE - time.time() - 25))
     t0 = time.time()
     with open(os.path.join(cwd, "console.log"), "w") as log:

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import importlib.util
 import io
+import os
 import warnings
 
 import jax
@@ -148,6 +149,11 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
         # MuJoCo Warp prints a warning on every step that hits an overflow, iteration limits included; fleetlab
         # raises its own error on buffer overflows instead (VecEnv), so the prints are off.
         warp_opt = model.opt._impl.replace(warn_overflow=0, run_rne_postconstraint=body_forces)
+        graph_mode = os.environ.get("FLEETLAB_WARP_GRAPH_MODE")  # an experiment knob (issue B): see the results
+        if graph_mode:
+            import warp
+
+            warp_opt = warp_opt.replace(graph_mode=getattr(warp.JaxCallableGraphMode, graph_mode))
         model = model.replace(opt=model.opt.replace(_impl=warp_opt))
         template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=WARP_CONTACTS_PER_ENV * num_envs,
                                  njmax=WARP_CONSTRAINTS_PER_ENV)

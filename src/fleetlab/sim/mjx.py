@@ -149,7 +149,12 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
         # MuJoCo Warp prints a warning on every step that hits an overflow, iteration limits included; fleetlab
         # raises its own error on buffer overflows instead (VecEnv), so the prints are off.
         warp_opt = model.opt._impl.replace(warn_overflow=0, run_rne_postconstraint=body_forces)
-        graph_mode = os.environ.get("FLEETLAB_WARP_GRAPH_MODE")  # an experiment knob (issue B): see the results
+        # MJX's default graph mode (WARP) replays a captured CUDA graph only for the same buffer addresses; in
+        # training they move, and Warp re-captures (H200, Humanoid, 16384 envs: rollout 269 ms per iteration).
+        # WARP_STAGED captures once on staging buffers: 193 ms, and 65.5M Humanoid steps in 95 s instead of 142 s
+        # (benchmarks/results/2026-12-03_h200_warp). JAX's CPU FFI has no graphs: the CPU keeps MJX's default.
+        # FLEETLAB_WARP_GRAPH_MODE (WARP, WARP_STAGED, WARP_STAGED_EX, JAX, NONE) overrides, for measurements.
+        graph_mode = os.environ.get("FLEETLAB_WARP_GRAPH_MODE") or ("WARP_STAGED" if device != "cpu" else "")
         if graph_mode:
             import warp
 

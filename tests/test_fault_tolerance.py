@@ -112,7 +112,7 @@ def test_gpu_checks_only_every_nth_step(monkeypatch):
     calls = []
     monkeypatch.setattr(env, "device", "cuda:0")  # the sampling rule only; the arrays stay on the CPU
     for _ in range(2 * env.NAN_CHECK_EVERY):
-        env._check_finite(lambda: calls.append(1) or (True, True))
+        env._check_finite(lambda: calls.append(1) or (True, True, 0))
     assert len(calls) == 2
 
 

@@ -1,26 +1,64 @@
 #!/usr/bin/env bash
 # Issue B on the H200 (device tool), from the repo root, after the warp-lang install of ../shared/tools/device-warp:
-#   bash benchmarks/device_warp.sh COMMIT
-# `fleetlab bench env` for Ant and Humanoid with both MJX implementations in the same run (4096 and 16384 envs,
-# cold JIT: an empty JAX cache and an empty Warp kernel cache), then the 65.5M-step Humanoid training with rsl_rl on
-# Warp (benchmarks/device_tasks.py, 125 iterations x 32 steps x 16384 envs). Writes under $OUT.
+#   bash benchmarks/device_warp.sh COMMIT STAGE...
+# Stages (each writes under $OUT; one device call can hold a few):
+#   env       `fleetlab bench env` for Ant and Humanoid with both MJX implementations (4096 and 16384 envs)
+#   compile   the cold first step on Warp: every run on an empty Warp kernel cache and an empty JAX cache.
+#             Humanoid with the step modules compiled ahead in parallel (the default), with no preload and with
+#             every module preloaded; then Ant and Cartpole with the default. The caches are merged into
+#             /tmp/warpcache afterwards, which later stages use.
+#   train     `fleetlab bench train` (rsl_rl) for Ant and Humanoid, both implementations, 4096 and 16384 envs
+#   TASK:LIB  a full training run from benchmarks/device_tasks.py, e.g. Humanoid-v0:rl_games
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+COMMIT=${1:-unknown}
+shift
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/src PYTHONUNBUFFERED=1 GIT_PYTHON_REFRESH=quiet
-export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_$$ WARP_CACHE_PATH=/tmp/warpcache_$$
-{ date -u; echo "commit ${1:-unknown}"; echo "command: bash benchmarks/device_warp.sh"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+export WARP_CACHE_PATH=/tmp/warpcache JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_$$
+{ date -u; echo "commit $COMMIT"; echo "command: bash benchmarks/device_warp.sh $COMMIT $*"; nproc
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   python3 -c "import torch, jax, mujoco, warp; print('torch', torch.__version__, 'jax', jax.__version__, 'mujoco', mujoco.__version__, 'warp', warp.__version__)"; } > "$OUT/machine.txt" 2>&1
 log="$OUT/device_warp.log"
-for task in Ant Humanoid; do
-  for impl in warp jax; do
-    timeout 120 python3 -m fleetlab bench env --task Isaac-$task-v0 --num_envs 4096 16384 --device cuda:0 --steps 100 \
-      --repeats 3 --physics_impl $impl --json "$OUT/bench_env_${task,,}_$impl.json" >> "$log" 2>&1
-    echo "bench env $task $impl rc $?" | tee -a "$log"
-  done
+
+cold_step() {  # NAME TASK PRELOAD: one bench env run on empty caches; Warp's per-module load lines go to the log
+  local dir=/tmp/cold_$1
+  rm -rf "$dir" && mkdir -p "$dir"
+  FLEETLAB_WARP_PRELOAD=$3 WARP_CACHE_PATH=$dir/warp JAX_COMPILATION_CACHE_DIR=$dir/jax timeout 300 \
+    python3 -m fleetlab bench env --task Isaac-$2-v0 --num_envs 4096 --device cuda:0 --steps 50 --repeats 3 \
+    --physics_impl warp --json "$OUT/cold_$1.json" > "$OUT/cold_$1.log" 2>&1
+  echo "cold $1 rc $?" | tee -a "$log"
+}
+
+for stage in "$@"; do
+  case $stage in
+    env)
+      for task in Ant Humanoid; do
+        for impl in warp jax; do
+          timeout 150 python3 -m fleetlab bench env --task Isaac-$task-v0 --num_envs 4096 16384 --device cuda:0 \
+            --steps 100 --repeats 3 --physics_impl $impl --json "$OUT/bench_env_${task,,}_$impl.json" >> "$log" 2>&1
+          echo "bench env $task $impl rc $?" | tee -a "$log"
+        done
+      done ;;
+    compile)
+      cold_step humanoid_default Humanoid ""
+      cold_step humanoid_none Humanoid none
+      cold_step humanoid_all Humanoid all
+      cold_step ant_default Ant ""
+      cold_step cartpole_default Cartpole ""
+      mkdir -p /tmp/warpcache && for d in /tmp/cold_*/warp; do cp -rn "$d"/. /tmp/warpcache/; done
+      grep -h "env-steps/s" "$OUT"/cold_*.log ;;
+    train)
+      for task in Ant Humanoid; do
+        timeout 580 python3 -m fleetlab bench train --task Isaac-$task-v0 --libraries rsl_rl --num_envs 4096 16384 \
+          --iterations 20 --device cuda:0 --physics_impl warp jax --out "$OUT/bench_train_${task,,}" >> "$log" 2>&1
+        echo "bench train $task rc $?" | tee -a "$log"
+      done ;;
+    *:*)
+      PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
+      echo "train $stage rc $?" | tee -a "$log" ;;
+    *) echo "unknown stage $stage" | tee -a "$log" ;;
+  esac
 done
-grep -E "env-steps/s" "$log"
-PHYSICS_IMPL=warp BUDGET_S=${TRAIN_BUDGET_S:-200} timeout 260 python3 benchmarks/device_tasks.py "${1:-unknown}" "Humanoid-v0 rsl_rl" >> "$log" 2>&1
-echo "train rc $?" | tee -a "$log"
 tail -5 "$log" | cut -c1-400

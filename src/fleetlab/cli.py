@@ -119,13 +119,16 @@ def _bench(argv: list[str]) -> int:
     train.add_argument("--device", default="cuda")
     train.add_argument("--no_baseline", action="store_true",
                        help="skip the pure-torch cartpole baseline (run only for the Cartpole task)")
+    train.add_argument("--physics_impl", nargs="+", default=["auto"], choices=["auto", "jax", "warp"],
+                       help="physics implementations to measure, each in its own runs")
     train.add_argument("--out", default="benchmarks/results/latest")
     args = parser.parse_args(argv)
     if args.what == "train":
         from fleetlab.bench.train import bench_train
 
         rows = bench_train(args.libraries, args.task, args.num_envs, args.nproc, args.iterations, args.device,
-                           args.out, baseline=not args.no_baseline, imports=args.imports)
+                           args.out, baseline=not args.no_baseline, imports=args.imports,
+                           impls=args.physics_impl)
         from fleetlab.bench.train import markdown
 
         print(markdown(rows))

@@ -7,6 +7,7 @@ skrl-JAX) with `--bench`; its numbers come from the run's summary.json."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
@@ -27,14 +28,14 @@ def _free_port() -> int:
 
 
 def _command(variant: str, task: str, num_envs: int, nproc: int, iterations: int, device: str,
-             imports: list[str] = ()) -> list[str]:
+             imports: list[str] = (), impl: str = "auto") -> list[str]:
     from fleetlab.rl.args import parse
     from fleetlab.rl.library import library, variants
 
     lib, flags = variants()[variant]
     script = os.path.abspath(os.path.join(REPO_SCRIPTS, lib, "train.py"))
     args = [script, f"--task={task}", "--headless", "--distributed", f"--num_envs={num_envs}",
-            f"--max_iterations={iterations}", "--bench", f"--device={device}", *flags]
+            f"--max_iterations={iterations}", "--bench", f"--device={device}", f"--physics_impl={impl}", *flags]
     args += [f"--import={name}" for name in imports]
     if library(lib).framework(parse(lib, argv=flags)) == "jax":
         return [sys.executable, "-m", "fleetlab.distributed.jax_launch", "--nnodes=1", f"--nproc_per_node={nproc}",
@@ -44,26 +45,27 @@ def _command(variant: str, task: str, num_envs: int, nproc: int, iterations: int
 
 
 def run_one(library: str, task: str, num_envs: int, nproc: int, iterations: int, device: str,
-            timeout_s: float = 600, imports: list[str] = ()) -> dict:
+            timeout_s: float = 600, imports: list[str] = (), impl: str = "auto") -> dict:
     with tempfile.TemporaryDirectory(prefix="fleetlab-bench-") as work:
         t0 = time.time()
         try:
             # an empty JAX compilation cache: the JIT figure is the cold one a first run pays
             env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=os.path.join(work, "jax-cache"))
-            proc = subprocess.run(_command(library, task, num_envs, nproc, iterations, device, imports), cwd=work, env=env,
-                                  capture_output=True, text=True, timeout=timeout_s)
+            command = _command(library, task, num_envs, nproc, iterations, device, imports, impl)
+            proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired as err:
             proc = subprocess.CompletedProcess(err.cmd, 124, "", f"timed out after {timeout_s} s")
         wall = time.time() - t0
         summaries = [os.path.join(d, "summary.json") for d, _, files in os.walk(work) if "summary.json" in files]
         row = {"library": library, "task": task, "num_envs": num_envs, "nproc": nproc, "iterations": iterations,
-               "device": device, "rc": proc.returncode, "launch_wall_s": wall}
+               "device": device, "physics_impl": impl, "rc": proc.returncode, "launch_wall_s": wall}
         if proc.returncode or not summaries:
             row["error"] = (proc.stderr or proc.stdout)[-2000:]
             return row
         with open(summaries[0]) as f:
             summary = json.load(f)
-        row.update(summary["perf"], train_wall_s=summary["wall_s"], checksums_identical=summary["checksums_identical"])
+        row.update(summary["perf"], train_wall_s=summary["wall_s"], checksums_identical=summary["checksums_identical"],
+                   physics_impl=summary["physics_impl"])
         return row
 
 
@@ -92,10 +94,13 @@ def run_baseline(num_envs: int, iterations: int, device: str) -> dict:
 
 
 def add_efficiency(rows: list[dict]) -> None:
-    """Weak scaling: FPS with N processes / (N x FPS with 1), for the same library and envs per process."""
-    single = {(r["library"], r["num_envs"]): r for r in rows if r["nproc"] == 1 and r.get("train_fps")}
+    """Weak scaling: FPS with N processes / (N x FPS with 1), for the same library, physics and envs per process."""
+    def key(r):
+        return r["library"], r.get("physics_impl"), r["num_envs"]
+
+    single = {key(r): r for r in rows if r["nproc"] == 1 and r.get("train_fps")}
     for r in rows:
-        base = single.get((r["library"], r["num_envs"]))
+        base = single.get(key(r))
         if base and r.get("train_fps"):
             r["weak_scaling_efficiency"] = r["train_fps"] / (r["nproc"] * base["train_fps"])
 
@@ -111,15 +116,16 @@ def _fmt(v, kind="fps"):
 def markdown(rows: list[dict]) -> str:
     """startup = process start to env ready (imports, distributed init, env build); whole run = start to the end
     of training and the --bench rollouts."""
-    head = ("| library | envs/proc | procs | env-step FPS | with inference | with training | weak-scaling eff. | "
-            "JIT s | startup s | whole run s | peak GPU MB |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+    head = ("| library | physics | envs/proc | procs | env-step FPS | with inference | with training | weak-scaling eff. | "
+            "JIT s | startup s | whole run s | peak GPU MB |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         if r.get("rc"):
-            lines.append(f"| {r['library']} | {r['num_envs']} | {r['nproc']} | failed (rc {r['rc']}) | | | | | | | |")
+            lines.append(f"| {r['library']} | {r.get('physics_impl', '–')} | {r['num_envs']} | {r['nproc']} "
+                         f"| failed (rc {r['rc']}) | | | | | | | |")
             continue
         lines.append(
-            f"| {r['library']} | {r['num_envs']} | {r['nproc']} | {_fmt(r.get('env_fps'))} | {_fmt(r.get('inference_fps'))} "
+            f"| {r['library']} | {r.get('physics_impl', '–')} | {r['num_envs']} | {r['nproc']} | {_fmt(r.get('env_fps'))} | {_fmt(r.get('inference_fps'))} "
             f"| {_fmt(r.get('train_fps'))} | {_fmt(r.get('weak_scaling_efficiency'), 'eff')} | {_fmt(r.get('jit_s'), 's')} "
             f"| {_fmt(r.get('startup_s'), 's')} | {_fmt(r.get('process_s'), 's')} | {_fmt(r.get('peak_mem_mb'), 's')} |")
     return head + "\n".join(lines) + "\n"
@@ -148,7 +154,7 @@ def plot(rows: list[dict], path: str) -> None:
 
 
 def bench_train(libraries, task, num_envs_list, nprocs, iterations, device, out_dir, baseline=True,
-                imports: list[str] = ()) -> list[dict]:
+                imports: list[str] = (), impls: list[str] = ("auto",)) -> list[dict]:
     from fleetlab.envs.registry import resolve
     from fleetlab.rl.library import variants
     from fleetlab.rl.run import load_tasks
@@ -165,14 +171,13 @@ def bench_train(libraries, task, num_envs_list, nprocs, iterations, device, out_
         if baseline:
             rows.append(run_baseline(num_envs, iterations, device))
             print(f"[bench] baseline {num_envs} envs: {_fmt(rows[-1]['train_fps'])} training FPS", flush=True)
-        for lib in libraries:
-            for nproc in nprocs:
-                rows.append(run_one(lib, task, num_envs, nproc, iterations, device, imports=imports))
-                r = rows[-1]
-                print(f"[bench] {lib} {num_envs} envs x {nproc}: "
-                      + (f"failed rc {r['rc']}" if r.get("rc") else
-                         f"env {_fmt(r.get('env_fps'))}, inference {_fmt(r.get('inference_fps'))}, "
-                         f"training {_fmt(r.get('train_fps'))}"), flush=True)
+        for lib, nproc, impl in itertools.product(libraries, nprocs, impls):
+            rows.append(run_one(lib, task, num_envs, nproc, iterations, device, imports=imports, impl=impl))
+            r = rows[-1]
+            print(f"[bench] {lib} {num_envs} envs x {nproc}, physics {r['physics_impl']}: "
+                  + (f"failed rc {r['rc']}" if r.get("rc") else
+                     f"env {_fmt(r.get('env_fps'))}, inference {_fmt(r.get('inference_fps'))}, "
+                     f"training {_fmt(r.get('train_fps'))}"), flush=True)
     add_efficiency(rows)
     for r in rows:
         base = next((b for b in rows if "baseline" in b["library"] and b["num_envs"] == r["num_envs"]), None)

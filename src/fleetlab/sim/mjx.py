@@ -42,6 +42,13 @@ WARP_CONSTRAINTS_PER_ENV = 512
 WARP_BUFFER_OVERFLOW_BITS = (1 << 9) - 1
 
 
+# The MuJoCo Warp modules every step runs (its kernel factories add more during the first step). Warp compiles a
+# module when one of its kernels is first launched, one module after another; load_physics compiles these ahead, in
+# parallel. FLEETLAB_WARP_PRELOAD (comma-separated module names, "all", or "none") overrides, for measurements.
+WARP_STEP_MODULES = ("mujoco.mjx.warp.ffi", *(f"mujoco.mjx.third_party.mujoco_warp._src.{name}" for name in
+                                               ("smooth", "forward", "passive", "constraint", "solver", "support")))
+
+
 def warp_installed() -> bool:
     return importlib.util.find_spec("warp") is not None
 
@@ -134,6 +141,21 @@ def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
     return data._impl.cfrc_int[bodies]
 
 
+def _preload_warp_modules(jax_device) -> None:
+    """Compile (or load from Warp's kernel cache) the modules of WARP_STEP_MODULES on one thread per core."""
+    import warp
+
+    names = os.environ.get("FLEETLAB_WARP_PRELOAD", ",".join(WARP_STEP_MODULES))
+    if names == "none":
+        return
+    device = "cpu" if jax_device.platform == "cpu" else f"cuda:{jax_device.id}"
+    if names == "all":
+        warp.force_load(device=device, max_workers=os.cpu_count())
+        return
+    modules = [warp.get_module(name) for name in names.split(",")]
+    warp.force_load(device=device, modules=modules, max_workers=os.cpu_count())
+
+
 def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
                  num_envs: int = 1, body_forces: bool = False) -> Physics:
     """The model on `device` with implementation `impl` ("auto", "jax", "warp"). `num_envs` sizes MuJoCo Warp's
@@ -160,6 +182,7 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
 
             warp_opt = warp_opt.replace(graph_mode=getattr(warp.JaxCallableGraphMode, graph_mode))
         model = model.replace(opt=model.opt.replace(_impl=warp_opt))
+        _preload_warp_modules(jax_device)
         template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=WARP_CONTACTS_PER_ENV * num_envs,
                                  njmax=WARP_CONSTRAINTS_PER_ENV)
     else:

@@ -49,6 +49,14 @@ for stage in "$@"; do
       cold_step cartpole_default Cartpole ""
       mkdir -p /tmp/warpcache && for d in /tmp/cold_*/warp; do cp -rn "$d"/. /tmp/warpcache/; done
       grep -h "env-steps/s" "$OUT"/cold_*.log ;;
+    preload)  # the default preload on an empty cache; then whether kernels compiled at 64 envs serve 4096 envs
+      cold_step humanoid_default Humanoid ""
+      rm -rf /tmp/nworld && FLEETLAB_WARP_PRELOAD=none WARP_CACHE_PATH=/tmp/nworld timeout 200 python3 -m fleetlab bench env \
+        --task Isaac-Cartpole-v0 --num_envs 64 --device cuda:0 --steps 5 --repeats 1 --physics_impl warp > "$OUT/nworld_64.log" 2>&1
+      FLEETLAB_WARP_PRELOAD=none WARP_CACHE_PATH=/tmp/nworld timeout 200 python3 -m fleetlab bench env --task Isaac-Cartpole-v0 \
+        --num_envs 4096 --device cuda:0 --steps 5 --repeats 1 --physics_impl warp > "$OUT/nworld_4096.log" 2>&1
+      echo "compiled at 64 envs: $(grep -c '(compiled)' "$OUT/nworld_64.log"), then at 4096: $(grep -c '(compiled)' "$OUT/nworld_4096.log")" | tee -a "$log"
+      grep -h "env-steps/s" "$OUT"/cold_*.log "$OUT"/nworld_*.log ;;
     train)
       for task in Ant Humanoid; do
         timeout 580 python3 -m fleetlab bench train --task Isaac-$task-v0 --libraries rsl_rl --num_envs 4096 16384 \

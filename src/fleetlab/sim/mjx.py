@@ -145,7 +145,7 @@ def _preload_warp_modules(jax_device) -> None:
     """Compile (or load from Warp's kernel cache) the modules of WARP_STEP_MODULES on one thread per core."""
     import warp
 
-    names = os.environ.get("FLEETLAB_WARP_PRELOAD", ",".join(WARP_STEP_MODULES))
+    names = os.environ.get("FLEETLAB_WARP_PRELOAD") or ",".join(WARP_STEP_MODULES)
     if names == "none":
         return
     device = "cpu" if jax_device.platform == "cpu" else f"cuda:{jax_device.id}"

@@ -41,15 +41,20 @@ def test_torch_cartpole_time_out_and_termination():
 
 def test_efficiency_and_markdown():
     rows = [
-        {"library": "rsl_rl", "num_envs": 8, "nproc": 1, "train_fps": 100.0, "env_fps": 1e6, "rc": 0},
-        {"library": "rsl_rl", "num_envs": 8, "nproc": 2, "train_fps": 190.0, "env_fps": 2e6, "rc": 0},
-        {"library": "skrl", "num_envs": 8, "nproc": 2, "rc": 1},
+        {"library": "rsl_rl", "physics_impl": "jax", "num_envs": 8, "nproc": 1, "train_fps": 100.0, "env_fps": 1e6,
+         "rc": 0},
+        {"library": "rsl_rl", "physics_impl": "jax", "num_envs": 8, "nproc": 2, "train_fps": 190.0, "env_fps": 2e6,
+         "rc": 0},
+        {"library": "rsl_rl", "physics_impl": "warp", "num_envs": 8, "nproc": 1, "train_fps": 300.0, "rc": 0},
+        {"library": "rsl_rl", "physics_impl": "warp", "num_envs": 8, "nproc": 2, "train_fps": 540.0, "rc": 0},
+        {"library": "skrl", "physics_impl": "jax", "num_envs": 8, "nproc": 2, "rc": 1},
     ]
     add_efficiency(rows)
     assert rows[0]["weak_scaling_efficiency"] == 1.0
     assert math.isclose(rows[1]["weak_scaling_efficiency"], 0.95)
+    assert math.isclose(rows[3]["weak_scaling_efficiency"], 0.9)  # against the one-process run of the same physics
     table = markdown(rows)
-    assert "| rsl_rl | 8 | 2 | 2.00M |" in table and "0.95" in table and "failed (rc 1)" in table
+    assert "| rsl_rl | jax | 8 | 2 | 2.00M |" in table and "0.95" in table and "failed (rc 1)" in table
 
 
 @pytest.mark.slow

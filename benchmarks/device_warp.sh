@@ -59,7 +59,7 @@ for stage in "$@"; do
       grep -h "env-steps/s" "$OUT"/cold_*.log "$OUT"/nworld_*.log ;;
     train)
       for task in Ant Humanoid; do
-        timeout 580 python3 -m fleetlab bench train --task Isaac-$task-v0 --libraries rsl_rl --num_envs 4096 16384 \
+        timeout 290 python3 -m fleetlab bench train --task Isaac-$task-v0 --libraries rsl_rl --num_envs 4096 16384 \
           --iterations 20 --device cuda:0 --physics_impl warp jax --out "$OUT/bench_train_${task,,}" >> "$log" 2>&1
         echo "bench train $task rc $?" | tee -a "$log"
       done ;;

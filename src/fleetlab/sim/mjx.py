@@ -42,11 +42,13 @@ WARP_CONSTRAINTS_PER_ENV = 512
 WARP_BUFFER_OVERFLOW_BITS = (1 << 9) - 1
 
 
-# The MuJoCo Warp modules every step runs (its kernel factories add more during the first step). Warp compiles a
-# module when one of its kernels is first launched, one module after another; load_physics compiles these ahead, in
-# parallel. FLEETLAB_WARP_PRELOAD (comma-separated module names, "all", or "none") overrides, for measurements.
-WARP_STEP_MODULES = ("mujoco.mjx.warp.ffi", *(f"mujoco.mjx.third_party.mujoco_warp._src.{name}" for name in
-                                               ("smooth", "forward", "passive", "constraint", "solver", "support")))
+# The MuJoCo Warp modules every step runs. Warp compiles a module when one of its kernels is first launched, one
+# module after another; load_physics compiles these ahead, on all cores (H200, Humanoid: a cold first step of 72 s
+# becomes 48 s). The rest are kernels MuJoCo Warp builds from the model's sizes inside the first step (MJX's ffi
+# module too gets its kernels then), which only its private factories could build ahead.
+# FLEETLAB_WARP_PRELOAD (comma-separated module names, "all", or "none") overrides, for measurements.
+WARP_STEP_MODULES = tuple(f"mujoco.mjx.third_party.mujoco_warp._src.{name}" for name in
+                          ("smooth", "forward", "passive", "constraint", "solver", "support"))
 
 
 def warp_installed() -> bool:

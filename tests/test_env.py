@@ -11,9 +11,13 @@ from fleetlab.envs import make, to_jax, to_torch
 from fleetlab.errors import FleetlabError
 from fleetlab.tasks.cartpole.cfg import CartpoleCfg
 
+# the env behaviour below must not depend on the physics implementation (CI runs both on CPU)
+IMPLS = pytest.mark.parametrize("impl", ["jax", "warp"])
 
-def test_time_out_truncates_and_auto_resets():
-    env = make("Isaac-Cartpole-v0", num_envs=4, seed=0)
+
+@IMPLS
+def test_time_out_truncates_and_auto_resets(impl):
+    env = make("Isaac-Cartpole-v0", num_envs=4, seed=0, impl=impl)
     env.episode_length_buf = torch.tensor([0, 298, 299 - 5, 10])
     zero = torch.zeros(4, 1)
     _, _, terminated, truncated, extras = env.step(zero)
@@ -26,8 +30,9 @@ def test_time_out_truncates_and_auto_resets():
     assert extras["log"]["Episode_Termination/time_out"].item() == 1.0
 
 
-def test_termination_resets_with_fresh_state_and_reports_failure():
-    env = make("Isaac-Cartpole-v0", num_envs=2, seed=0)
+@IMPLS
+def test_termination_resets_with_fresh_state_and_reports_failure(impl):
+    env = make("Isaac-Cartpole-v0", num_envs=2, seed=0, impl=impl)
     # push env 0 past the 3 m bound
     env.state = env.state.replace(qpos=env.state.qpos.at[0, 0].set(2.999), qvel=env.state.qvel.at[0, 0].set(5.0))
     obs, reward, terminated, truncated, extras = env.step(torch.tensor([[1.0], [0.0]]))
@@ -104,15 +109,17 @@ def test_torch_and_jax_views_share_memory():
     assert obs_j.shape == (5, 4) and not isinstance(obs_j, torch.Tensor)
 
 
-def test_step_torch_outputs_are_views_of_one_packed_buffer():
-    env = make("Isaac-Cartpole-v0", num_envs=6)
+@IMPLS
+def test_step_torch_outputs_are_views_of_one_packed_buffer(impl):
+    env = make("Isaac-Cartpole-v0", num_envs=6, impl=impl)
     obs, reward, *_ = env.step(torch.zeros(6, 1))
     base = obs["policy"].untyped_storage().data_ptr()
     assert reward.untyped_storage().data_ptr() == base, "reward and obs come out of one DLPack array, no copies"
 
 
-def test_episode_log_in_extras():
-    env = make("Isaac-Cartpole-v0", num_envs=64, seed=0)
+@IMPLS
+def test_episode_log_in_extras(impl):
+    env = make("Isaac-Cartpole-v0", num_envs=64, seed=0, impl=impl)
     env.episode_length_buf = torch.full((64,), 299)
     _, _, _, truncated, extras = env.step(torch.zeros(64, 1))
     log = extras["log"]

@@ -57,8 +57,9 @@ def test_observation_terms_at_reset(env):
     assert torch.equal(obs[:, -n:], torch.zeros(8, n)), "last action is zero after a reset"
 
 
-def test_a_step_observes_the_action_and_the_feet_forces():
-    env = make("Isaac-Ant-v0", num_envs=4, seed=1)
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_a_step_observes_the_action_and_the_feet_forces(impl):
+    env = make("Isaac-Ant-v0", num_envs=4, seed=1, impl=impl)
     for _ in range(30):  # let the ant settle on its feet
         obs, *_ = env.step(torch.zeros(4, 8))
     action = torch.linspace(-1, 1, 8).repeat(4, 1)
@@ -68,9 +69,10 @@ def test_a_step_observes_the_action_and_the_feet_forces():
     assert feet.abs().sum(1).min() > 0, "feet touching the floor carry a wrench"
 
 
-def test_ant_stands_with_zero_action_and_humanoid_falls():
-    ant = make("Isaac-Ant-v0", num_envs=4, seed=0)
-    humanoid = make("Isaac-Humanoid-v0", num_envs=4, seed=0)
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_ant_stands_with_zero_action_and_humanoid_falls(impl):
+    ant = make("Isaac-Ant-v0", num_envs=4, seed=0, impl=impl)
+    humanoid = make("Isaac-Humanoid-v0", num_envs=4, seed=0, impl=impl)
     ant_terminated = humanoid_terminated = 0
     for _ in range(120):  # 2 s
         ant_terminated += int(ant.step(torch.zeros(4, 8))[2].sum())
@@ -163,18 +165,20 @@ def test_walking_forward_earns_more_than_standing():
 @pytest.mark.slow
 @pytest.mark.parametrize("library", ["rsl_rl", "rl_games", "skrl"])
 @pytest.mark.parametrize("task", ["Isaac-Ant-v0", "Isaac-Humanoid-v0"])
-def test_short_training_run(tmp_path, library, task):
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_short_training_run(tmp_path, library, task, impl):
     proc = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library, "--task", task, "--num_envs", "64",
-                    "--max_iterations", "2", "--headless"], cwd=tmp_path, timeout=600)
+                    "--max_iterations", "2", "--headless", "--physics_impl", impl], cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summaries = [os.path.join(d, "summary.json") for d, _, f in os.walk(tmp_path) if "summary.json" in f]
     assert len(summaries) == 1
     with open(summaries[0]) as f:
         summary = json.load(f)
     assert summary["task"] == task.replace("Isaac", "Fleet") and summary["checksums_identical"]
+    assert summary["physics_impl"] == impl and f"physics {impl}" in proc.stdout
     if library == "rsl_rl":  # play the checkpoint: the locomotion success metric is reported
         proc = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", library, "--task", task, "--num_envs", "4",
-                        "--steps", "40", "--headless"], cwd=tmp_path, timeout=600)
+                        "--steps", "40", "--headless", "--physics_impl", impl], cwd=tmp_path, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert re.search(r"torso above the termination height for \d+\.\d% of 40 steps", proc.stdout), proc.stdout[-2000:]
 

@@ -32,6 +32,7 @@ class State:
     ended_terms: jax.Array  # the sums of the episode that ended at this step (zeros if none ended)
     key: jax.Array
     overflow: jax.Array  # sticky: non-zero once a physics buffer overflowed (MuJoCo Warp); VecEnv raises on it
+    extra: dict = dataclasses.field(default_factory=dict)  # the task's own state (Task.extra_reset), often empty
 
     def replace(self, **changes) -> "State":
         return dataclasses.replace(self, **changes)
@@ -69,6 +70,16 @@ class Task:
     # Optional per-env success test used by `play` (cfg, State) -> bool, e.g. cartpole's |pole| < 0.2 rad.
     success: Callable | None = None
     success_name: str = ""
+    # Optional state the task keeps between steps, a dict of arrays for one env: commands and their timers, feet
+    # air times, the previous action, randomized model fields. extra_reset: (cfg, key, physics) -> dict at a reset;
+    # extra_step: (cfg, prev State, data, action, key) -> dict after each physics step. With them, terminated,
+    # reward_terms and observe also get `extra=` (this step's dict).
+    extra_reset: Callable | None = None
+    extra_step: Callable | None = None
+    # Optional per-env model: (shared mjx.Model, extra) -> the model this env steps with (domain randomization).
+    model_of: Callable | None = None
+    # The name of `terminated` in extras["log"] (Episode_Termination/<name>), e.g. Isaac Lab's base_contact.
+    termination_name: str = "terminated"
 
 
 class Env:
@@ -86,6 +97,10 @@ class Env:
 
     def reset(self, key: jax.Array) -> State:
         key, reset_key = jax.random.split(key)
+        extra = {}
+        if self.task.extra_reset is not None:  # a split only here: tasks without extra keep their random streams
+            reset_key, extra_key = jax.random.split(reset_key)
+            extra = self.task.extra_reset(self.cfg, extra_key, self.physics)
         qpos, qvel = self.task.reset(self.cfg, reset_key, self.physics)
         data = self.physics.data(qpos, qvel)
         if self.task.observe_needs_forward:
@@ -95,7 +110,7 @@ class Env:
         return State(
             qpos=data.qpos,
             qvel=data.qvel,
-            obs=self.task.observe(self.cfg, data, no_action).astype(jnp.float32),
+            obs=self.task.observe(self.cfg, data, no_action, **self._extra_kw(extra)).astype(jnp.float32),
             reward=jnp.zeros((), jnp.float32),
             terminated=jnp.zeros((), bool),
             truncated=jnp.zeros((), bool),
@@ -104,22 +119,31 @@ class Env:
             ended_terms=zeros,
             key=key,
             overflow=jnp.zeros((), jnp.int32),
+            extra=extra,
         )
 
+    def _extra_kw(self, extra: dict) -> dict:
+        return {"extra": extra} if self.task.extra_reset is not None else {}
+
     def step(self, state: State, action: jax.Array) -> State:
-        data = self.physics.advance(self.physics.data(state.qpos, state.qvel), action * self.cfg.action_scale)
+        model = self.task.model_of(self.physics.model, state.extra) if self.task.model_of is not None else None
+        data = self.physics.advance(self.physics.data(state.qpos, state.qvel), action * self.cfg.action_scale, model)
+        if self.task.observe_needs_body_forces:
+            data = self.physics.body_forces(data)
+        extra = state.extra
+        if self.task.extra_step is not None:
+            # its own stream, folded out of the key the next reset will split: the reset draws stay as they were
+            extra = self.task.extra_step(self.cfg, state, data, action, jax.random.fold_in(state.key, 1))
+        kw = self._extra_kw(extra)
         length = state.episode_length + 1
-        terminated = self.task.terminated(self.cfg, data)
+        terminated = self.task.terminated(self.cfg, data, **kw)
         # Isaac Lab counts an env that fails on its last step as terminated, not timed out.
         truncated = (length >= self.max_episode_length) & ~terminated
-        terms = self.task.reward_terms(self.cfg, data, action, terminated, state.qpos)
+        terms = self.task.reward_terms(self.cfg, data, action, terminated, state.qpos, **kw)
         weighted = jnp.stack([terms[n] for n in self.reward_names]).astype(jnp.float32) * self._weights
         episode_terms = state.episode_terms + weighted
         done = terminated | truncated
-
-        if self.task.observe_needs_body_forces:
-            data = self.physics.body_forces(data)
-        obs = self.task.observe(self.cfg, data, action).astype(jnp.float32)
+        obs = self.task.observe(self.cfg, data, action, **kw).astype(jnp.float32)
 
         fresh = self.reset(state.key)
         keep = lambda new, old: jnp.where(done, new, old)  # noqa: E731
@@ -135,4 +159,5 @@ class Env:
             ended_terms=keep(episode_terms, jnp.zeros_like(episode_terms)),
             key=fresh.key,
             overflow=state.overflow | self.physics.overflow(data),
+            extra=jax.tree_util.tree_map(keep, fresh.extra, extra),
         )

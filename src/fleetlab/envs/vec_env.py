@@ -92,7 +92,7 @@ class VecEnv(gymnasium.Env):
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
         self.log_names = [f"Episode_Reward/{n}" for n in env.reward_names] + [
-            "Episode_Termination/terminated",
+            f"Episode_Termination/{env.task.termination_name}",
             "Episode_Termination/time_out",
         ]
         self._jax_device = env.physics.device

@@ -109,10 +109,13 @@ class Physics:
         """A full Data for one env from the small state we carry between calls (fewer arrays cross jit)."""
         return self.template.replace(qpos=qpos, qvel=qvel)
 
-    def advance(self, data: mjx.Data, ctrl: jax.Array) -> mjx.Data:
+    def advance(self, data: mjx.Data, ctrl: jax.Array, model: mjx.Model | None = None) -> mjx.Data:
+        """`decimation` physics steps with `ctrl` held. `model`: this env's own model (randomized fields), else the
+        shared one; both implementations take per-env model fields under vmap."""
+        model = self.model if model is None else model
         data = data.replace(ctrl=ctrl)
         for _ in range(self.decimation):  # unrolled: decimation is small and static
-            data = mjx.step(self.model, data)
+            data = mjx.step(model, data)
         return data
 
     def forward(self, data: mjx.Data) -> mjx.Data:
@@ -135,6 +138,12 @@ class Physics:
         from mujoco.mjx._src.smooth import rne_postconstraint
 
         return rne_postconstraint(self.model, data)
+
+
+def external_force(data: mjx.Data, bodies) -> jax.Array:
+    """The 3D force the world applies to each body through contacts, MuJoCo's cfrc_ext[:, 3:] (world frame); filled
+    by Physics.body_forces."""
+    return data._impl.cfrc_ext[bodies, 3:]
 
 
 def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
@@ -193,4 +202,4 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
     return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl)
 
 
-__all__ = ["IMPLS", "Physics", "incoming_wrench", "jax_device_for", "load_physics", "resolve_impl"]
+__all__ = ["IMPLS", "Physics", "external_force", "incoming_wrench", "jax_device_for", "load_physics", "resolve_impl"]

@@ -8,4 +8,4 @@
 
 docs/adding_a_task.md walks through one, written in a package of its own."""
 
-from fleetlab.tasks import ant, cartpole, humanoid  # noqa: F401  (each registers its ids)
+from fleetlab.tasks import ant, cartpole, go1, humanoid  # noqa: F401  (each registers its ids)

@@ -73,7 +73,7 @@ class RobotConsts:
         )
 
 
-def _rotate_inverse(quat: jax.Array, v: jax.Array) -> jax.Array:
+def rotate_inverse(quat: jax.Array, v: jax.Array) -> jax.Array:
     """v (world) expressed in the frame of the unit quaternion quat (w, x, y, z)."""
     w, xyz = quat[0], -quat[1:]
     t = 2.0 * jnp.cross(xyz, v)
@@ -81,7 +81,7 @@ def _rotate_inverse(quat: jax.Array, v: jax.Array) -> jax.Array:
 
 
 def _rotate(quat: jax.Array, v: jax.Array) -> jax.Array:
-    return _rotate_inverse(quat * jnp.asarray([1.0, -1.0, -1.0, -1.0]), v)
+    return rotate_inverse(quat * jnp.asarray([1.0, -1.0, -1.0, -1.0]), v)
 
 
 def _yaw_roll(quat: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -140,7 +140,7 @@ def observe(cfg: LocomotionCfg, data, last_action: jax.Array, consts: RobotConst
     feet = incoming_wrench(data, consts.feet).reshape(-1) if len(consts.feet) else jnp.zeros(0)
     return jnp.concatenate([
         q[2:3],
-        _rotate_inverse(quat, v[0:3]),
+        rotate_inverse(quat, v[0:3]),
         v[3:6] * cfg.ang_vel_scale,
         jnp.stack([yaw, roll, angle_to_target, up, heading]),
         _normalized_joint_pos(consts, q),

@@ -78,6 +78,8 @@ class Task:
     extra_step: Callable | None = None
     # Optional per-env model: (shared mjx.Model, extra) -> the model this env steps with (domain randomization).
     model_of: Callable | None = None
+    # Optional play metrics, (cfg, State) -> dict name -> per-env value; play reports their means over env-steps.
+    play_metrics: Callable | None = None
     # The name of `terminated` in extras["log"] (Episode_Termination/<name>), e.g. Isaac Lab's base_contact.
     termination_name: str = "terminated"
 

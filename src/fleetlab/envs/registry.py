@@ -31,6 +31,7 @@ class TaskEntry:
     aliases: tuple[str, ...] = ()
     description: str = ""
     agents: dict[str, Callable[[], dict]] = dataclasses.field(default_factory=dict)  # library -> fresh agent config
+    plays: str = ""  # a play variant (Isaac Lab's -Play ids): the id of the task whose checkpoints it takes
 
 
 _REGISTRY: dict[str, TaskEntry] = {}

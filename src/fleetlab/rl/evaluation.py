@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Callable
 
+import jax
 import numpy as np
 import torch
 
@@ -14,27 +16,40 @@ from fleetlab.errors import FleetlabError
 def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) -> dict:
     """Run `policy` (torch obs -> torch actions) for `steps` steps on every env of a fleetlab VecEnv. Reports the
     mean return of finished episodes and, for tasks that define one, the fraction of env-steps that succeed
-    (cartpole: |pole| < 0.2 rad)."""
+    (cartpole: |pole| < 0.2 rad), the fraction of finished episodes that ended by termination rather than time-out
+    (Go1: the fall rate), and the means over env-steps of the task's play metrics (Go1: velocity tracking errors)."""
+    task = env.core.task
     obs, _ = env.reset()
     obs = obs["policy"]
     ret = torch.zeros(env.num_envs)
-    returns, successes = [], []
-    success_fn = env.core.task.success
+    returns, successes, metrics = [], [], {}
+    terminated_episodes = 0
+    if task.play_metrics is not None:  # written for one env, like the task's other functions
+        play_metrics = jax.jit(jax.vmap(functools.partial(task.play_metrics, env.cfg)))
     with torch.inference_mode():
         for _ in range(steps):
+            # the metrics read the state the policy acts in: the obs it sees, the command it follows
             obs_groups, reward, terminated, truncated, _ = env.step(policy(obs))
             obs = obs_groups["policy"]
             ret += reward.cpu()
             done = (terminated | truncated).cpu()
             returns += ret[done].tolist()
+            terminated_episodes += int(terminated.sum())
             ret[done] = 0
-            if success_fn is not None:
-                successes.append(np.asarray(success_fn(env.cfg, env.state)).mean())
+            if task.success is not None:
+                successes.append(np.asarray(task.success(env.cfg, env.state)).mean())
+            if task.play_metrics is not None:
+                for name, value in play_metrics(env.state).items():
+                    metrics.setdefault(name, []).append(float(np.asarray(value).mean()))
     out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns)}
     out["mean_return"] = float(np.mean(returns)) if returns else float(ret.mean())
+    out[f"episodes_ended_by_{task.termination_name}"] = terminated_episodes
+    out["terminated_fraction"] = terminated_episodes / len(returns) if returns else 0.0
     if successes:
-        out["success_name"] = env.core.task.success_name
+        out["success_name"] = task.success_name
         out["success_fraction"] = float(np.mean(successes))
+    if metrics:
+        out["metrics"] = {name: float(np.mean(values)) for name, values in metrics.items()}
     return out
 
 

@@ -70,15 +70,16 @@ def record_task(run_dir: str, task_id: str) -> None:
     write_json(os.path.join(run_dir, "params", "task.json"), {"task": task_id})
 
 
-def check_checkpoint_task(path: str, task_id: str) -> None:
-    """Refuse a checkpoint trained on another task (its run dir records the task id), with a one-line error."""
+def check_checkpoint_task(path: str, task_id: str, plays: str = "") -> None:
+    """Refuse a checkpoint trained on another task (its run dir records the task id), with a one-line error. A play
+    variant takes the checkpoints of the task it `plays`."""
     folder = os.path.dirname(os.path.abspath(path))
     for _ in range(3):
         marker = os.path.join(folder, "params", "task.json")
         if os.path.isfile(marker):
             with open(marker) as f:
                 trained = json.load(f)["task"]
-            if trained != task_id:
+            if trained not in (task_id, plays):
                 raise FleetlabError(f"checkpoint '{path}' was trained on '{trained}', not '{task_id}'")
             return
         folder = os.path.dirname(folder)

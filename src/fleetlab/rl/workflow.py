@@ -54,7 +54,7 @@ def train(run: Run) -> dict:
     resume = None
     if args.checkpoint or getattr(args, "resume", False):  # Isaac Lab's resume: max_iterations MORE iterations
         path = lib.find_checkpoint(run)
-        run_dirs.check_checkpoint_task(path, run.task.id)
+        run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
         resume = Resume(path, read_checkpoint(path, lib.name))  # a bad file fails before the library starts
     elif launched_run_dir():  # a restart of `fleetlab launch`: continue to the same final iteration
         resume = lib.auto_resume(run, ctx, run_dir)
@@ -81,7 +81,7 @@ def play(run: Run) -> dict:
     ctx, env = start(run)
     lib.finalize(run, ctx, env, None)
     path = lib.find_checkpoint(run)
-    run_dirs.check_checkpoint_task(path, run.task.id)
+    run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
     print(f"[fleetlab] loading {path}", flush=True)
     resume = Resume(path, read_checkpoint(path, lib.name))
     run_dir = lib.run_dir_of(path)

@@ -8,4 +8,5 @@ register(TaskEntry("Fleet-Go1-Flat-v0", env.make_train_task, aliases=("Isaac-Vel
                    description="Unitree Go1, flat ground, velocity commands (48 obs, 12 PD joint targets; "
                                "ends on trunk contact)", agents=agents.ALL))
 register(TaskEntry("Fleet-Go1-Flat-Play-v0", env.make_play_task, aliases=("Isaac-Velocity-Flat-Unitree-Go1-Play-v0",),
-                   description="Go1 flat, play: no observation noise, no randomization", agents=agents.ALL))
+                   description="Go1 flat, play: no observation noise, no randomization", agents=agents.ALL,
+                   plays="Fleet-Go1-Flat-v0"))

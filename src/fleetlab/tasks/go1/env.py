@@ -188,6 +188,7 @@ def make_task(cfg: Go1FlatCfg) -> Task:
         extra_step=functools.partial(extra_step, consts=consts, dt=dt),
         model_of=functools.partial(model_of, consts=consts) if cfg.randomize else None,
         termination_name="base_contact",
+        play_metrics=tracking_errors,
     )
 
 

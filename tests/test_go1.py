@@ -171,10 +171,15 @@ def test_short_training_run(tmp_path, library):
         assert json.load(f)["task"] == "Fleet-Go1-Flat-v0"
     if library == "rsl_rl":
         proc = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", library, "--task",
-                        "Isaac-Velocity-Flat-Unitree-Go1-Play-v0", "--num_envs", "4", "--steps", "30", "--headless"],
-                       cwd=tmp_path, timeout=600)
+                        "Isaac-Velocity-Flat-Unitree-Go1-Play-v0", "--num_envs", "4", "--steps", "30", "--headless",
+                        "--video", "--video_length", "20"], cwd=tmp_path, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "mean lin_vel_error" in proc.stdout and "mean yaw_rate_error" in proc.stdout, proc.stdout[-2000:]
+        played = [os.path.join(d, "play.json") for d, _, f in os.walk(tmp_path) if "play.json" in f]
+        with open(played[0]) as f:
+            result = json.load(f)
+        assert set(result["metrics"]) == {"lin_vel_error", "yaw_rate_error"} and "terminated_fraction" in result
+        assert os.path.getsize(result["video"]) > 1000
 
 
 @pytest.mark.slow

@@ -3,27 +3,12 @@ rl_games and skrl configs following Isaac Lab's flat-ground velocity configs (sa
 settings as the rsl_rl one)."""
 
 from fleetlab.envs import load_agent_yaml
+from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
 
 
 def rsl_rl() -> dict:
-    mlp = {"hidden_dims": [128, 128, 128], "activation": "elu", "obs_normalization": False}
-    return {
-        "experiment_name": "unitree_go1_flat",
-        "run_name": "",
-        "num_steps_per_env": 24,
-        "max_iterations": 300,
-        "save_interval": 50,
-        "logger": "tensorboard",
-        "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
-        "actor": {"class_name": "MLPModel", **mlp,
-                  "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0, "std_type": "scalar"}},
-        "critic": {"class_name": "MLPModel", **mlp},
-        "algorithm": {
-            "class_name": "PPO", "value_loss_coef": 1.0, "use_clipped_value_loss": True, "clip_param": 0.2,
-            "entropy_coef": 0.01, "num_learning_epochs": 5, "num_mini_batches": 4, "learning_rate": 1.0e-3,
-            "schedule": "adaptive", "gamma": 0.99, "lam": 0.95, "desired_kl": 0.01, "max_grad_norm": 1.0,
-        },
-    }
+    return rsl_rl_ppo("unitree_go1_flat", hidden_dims=(128, 128, 128), obs_normalization=False, num_steps_per_env=24,
+                      max_iterations=300, learning_rate=1.0e-3, entropy_coef=0.01)
 
 
 def rl_games() -> dict:

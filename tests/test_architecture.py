@@ -106,3 +106,19 @@ def test_library_modules_do_not_import_their_library():
                          env={**os.environ, "PYTHONPATH": os.path.join(REPO, "src")})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_fleetlab_does_not_start_jax():
+    """jax.distributed.initialize must run before anything starts JAX's backend, and fleetlab imports every task
+    (and the RL layer) before it initializes: a module-level JAX array anywhere breaks every multi-process JAX
+    run. Checked in a fresh process, with the task registry, the CLI and every library package imported."""
+    import subprocess
+    import sys
+
+    code = ("import fleetlab.cli, fleetlab.tasks, fleetlab.rl.workflow\n"
+            "from fleetlab.rl.library import LIBRARIES\n"
+            "from jax._src import xla_bridge\n"
+            "raise SystemExit(1 if xla_bridge.backends_are_initialized() else 0)")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "src"))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, "importing fleetlab started JAX's backend\n" + proc.stderr[-2000:]

@@ -22,7 +22,8 @@ from fleetlab.sim.mjx import external_force
 from fleetlab.tasks.go1.cfg import Go1FlatCfg, play_cfg
 from fleetlab.tasks.locomotion import rotate_inverse
 
-GRAVITY_DIR = jnp.asarray([0.0, 0.0, -1.0])
+# numpy, not jnp: a JAX array at import would start the XLA backend before jax.distributed.initialize
+GRAVITY_DIR = np.asarray([0.0, 0.0, -1.0], np.float32)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,6 +9,8 @@
 #             /tmp/warpcache afterwards, which later stages use.
 #   train     `fleetlab bench train` (rsl_rl) for Ant and Humanoid, both implementations, 4096 and 16384 envs
 #   TASK:LIB  a full training run from benchmarks/device_tasks.py, e.g. Humanoid-v0:rl_games
+#   go1=V,... Go1 flat trained for Isaac Lab's budget and played, per variant of benchmarks/device_go1.py
+#   benchgo1  `fleetlab bench train` (rsl_rl) for the Go1, both implementations, 4096 and 16384 envs
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -63,6 +65,14 @@ for stage in "$@"; do
           --iterations 20 --device cuda:0 --physics_impl warp jax --out "$OUT/bench_train_${task,,}" >> "$log" 2>&1
         echo "bench train $task rc $?" | tee -a "$log"
       done ;;
+    go1=*)
+      IFS=, read -ra variants <<< "${stage#go1=}"
+      MUJOCO_GL=egl timeout 590 python3 benchmarks/device_go1.py "$COMMIT" "${variants[@]}" >> "$log" 2>&1
+      echo "go1 $stage rc $?" | tee -a "$log" ;;
+    benchgo1)
+      timeout 290 python3 -m fleetlab bench train --task Isaac-Velocity-Flat-Unitree-Go1-v0 --libraries rsl_rl \
+        --num_envs 4096 16384 --iterations 20 --device cuda:0 --physics_impl warp jax --out "$OUT/bench_train_go1" >> "$log" 2>&1
+      echo "bench train Go1 rc $?" | tee -a "$log" ;;
     *:*)
       PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
       echo "train $stage rc $?" | tee -a "$log" ;;

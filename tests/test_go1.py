@@ -158,6 +158,13 @@ def test_play_reports_tracking_errors_and_falls():
     command = np.asarray(env.state.extra["command"])
     assert metrics["lin_vel_error"] == pytest.approx(np.linalg.norm(command[:, :2], axis=1).mean(), rel=0.2)
     assert metrics["yaw_rate_error"] > 0 and out["terminated_fraction"] == 0.0
+    # flailing: the fall rate counts the falls among the episodes begun (one per env, and one after each fall),
+    # not among the episodes that ended, which in a long play episode are mostly falls
+    torch.manual_seed(0)
+    out = evaluate(env, lambda obs: 3 * torch.randn(obs.shape[0], 12), steps=150)
+    falls = out["episodes_ended_by_base_contact"]
+    assert falls > 0 and out["episodes"] == falls, out
+    assert out["terminated_fraction"] == pytest.approx(falls / (4 + falls)), out
 
 
 @pytest.mark.slow

@@ -44,8 +44,7 @@ def print_play_result(result: dict) -> None:
     line = f"[fleetlab] play {result['task']}: mean return {result['mean_return']:.3f} {over}"
     if "success_fraction" in result:
         line += f"; {result['success_name']} for {100 * result['success_fraction']:.1f}% of {result['steps']} steps"
-    if result["episodes"]:
-        line += f"; {100 * result['terminated_fraction']:.1f}% of episodes terminated"
+    line += f"; {100 * result['terminated_fraction']:.1f}% of episodes begun ended by termination"
     for name, value in result.get("metrics", {}).items():
         line += f"; mean {name} {value:.3f}"
     print(line, flush=True)

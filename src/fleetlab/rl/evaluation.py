@@ -16,8 +16,8 @@ from fleetlab.errors import FleetlabError
 def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) -> dict:
     """Run `policy` (torch obs -> torch actions) for `steps` steps on every env of a fleetlab VecEnv. Reports the
     mean return of finished episodes and, for tasks that define one, the fraction of env-steps that succeed
-    (cartpole: |pole| < 0.2 rad), the fraction of finished episodes that ended by termination rather than time-out
-    (Go1: the fall rate), and the means over env-steps of the task's play metrics (Go1: velocity tracking errors)."""
+    (cartpole: |pole| < 0.2 rad), the fraction of the episodes begun that ended by termination (Go1: the fall rate;
+    play runs one long episode per env, and each termination begins another), and the means over env-steps of the task's play metrics (Go1: velocity tracking errors)."""
     task = env.core.task
     obs, _ = env.reset()
     obs = obs["policy"]
@@ -44,7 +44,7 @@ def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) ->
     out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns)}
     out["mean_return"] = float(np.mean(returns)) if returns else float(ret.mean())
     out[f"episodes_ended_by_{task.termination_name}"] = terminated_episodes
-    out["terminated_fraction"] = terminated_episodes / len(returns) if returns else 0.0
+    out["terminated_fraction"] = terminated_episodes / (env.num_envs + len(returns))
     if successes:
         out["success_name"] = task.success_name
         out["success_fraction"] = float(np.mean(successes))

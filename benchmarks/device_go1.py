@@ -76,6 +76,10 @@ def variant(name: str) -> dict:
             s = json.load(f)
         row.update(train_wall_s=s["wall_s"], final=s["final"], perf=s["perf"])
     row["curves"] = curves(os.path.join(cwd, "logs"))
+    checkpoints = sorted(glob.glob(os.path.join(cwd, "logs", "rsl_rl", "**", "model_*.pt"), recursive=True),
+                         key=os.path.getmtime)
+    if checkpoints:  # the GPU machine has no GL: the video is rendered from it elsewhere (`fleetlab play --video`)
+        shutil.copy(checkpoints[-1], os.path.join(OUT, f"go1_{name}.pt"))
     play = [sys.executable, "-m", "fleetlab", "play", "--task", PLAY_TASK, "--steps", "1000",
             *[a if a != str(NUM_ENVS) else str(PLAY_ENVS) for a in common], *overrides]
     if name in VIDEO:

@@ -67,7 +67,7 @@ for stage in "$@"; do
       done ;;
     go1=*)
       IFS=, read -ra variants <<< "${stage#go1=}"
-      MUJOCO_GL=egl timeout 590 python3 benchmarks/device_go1.py "$COMMIT" "${variants[@]}" >> "$log" 2>&1
+      timeout 590 python3 benchmarks/device_go1.py "$COMMIT" "${variants[@]}" >> "$log" 2>&1
       echo "go1 $stage rc $?" | tee -a "$log" ;;
     benchgo1)
       timeout 290 python3 -m fleetlab bench train --task Isaac-Velocity-Flat-Unitree-Go1-v0 --libraries rsl_rl \

@@ -16,7 +16,8 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 COMMIT=${1:-unknown}
 shift
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+# the wheels of ../shared/tools/device-wheels, in .whl/ or split over .whl*/ folders carried by separate calls
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl*/*.whl || exit 1
 export PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/src PYTHONUNBUFFERED=1 GIT_PYTHON_REFRESH=quiet
 export WARP_CACHE_PATH=/tmp/warpcache JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_$$
 { date -u; echo "commit $COMMIT"; echo "command: bash benchmarks/device_warp.sh $COMMIT $*"; nproc

@@ -28,10 +28,13 @@ VIDEO = set(os.environ.get("VIDEO", "").split(","))
 TASK, PLAY_TASK = "Isaac-Velocity-Flat-Unitree-Go1-v0", "Isaac-Velocity-Flat-Unitree-Go1-Play-v0"
 # name: (library, agent overrides). rl_games and skrl get Isaac Lab's budget in their own units: 300 epochs of 24
 # steps (rl_games' max_epochs) and 7200 timesteps (skrl), as their Go1 configs set.
+# At 35621d7 the rsl_rl config had no observation normalization (Isaac Lab's); "rsl_rl_obsnorm" is the default since.
 VARIANTS = {
     "rsl_rl": ("rsl_rl", []),
     "rsl_rl_obsnorm": ("rsl_rl", ["agent.actor.obs_normalization=true", "agent.critic.obs_normalization=true"]),
+    "rsl_rl_isaaclab": ("rsl_rl", ["agent.actor.obs_normalization=false", "agent.critic.obs_normalization=false"]),
     "rl_games": ("rl_games", []),
+    "rl_games_norm": ("rl_games", ["agent.params.config.normalize_input=true"]),
     "skrl": ("skrl", []),
 }
 START = time.time()

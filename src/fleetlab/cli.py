@@ -10,17 +10,26 @@ from fleetlab.rl.library import LIBRARIES
 
 
 def _list(argv: list[str]) -> int:
-    from fleetlab.envs.registry import list_tasks, resolve
+    from fleetlab.envs.registry import agent_libraries, list_tasks, resolve
     from fleetlab.rl.run import load_tasks
+    from fleetlab.sim.mjx import IMPLS
 
     parser = ArgumentParser(prog="fleetlab list", description="The registered tasks.")
     parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                         help="import MODULE first: it registers the tasks of your own package (repeatable)")
     load_tasks(parser.parse_args(argv).imports)
+    impls = ", ".join(i for i in IMPLS if i != "auto")  # every task is MJCF stepped by MJX: both implementations
     for task_id in list_tasks():
         entry = resolve(task_id)
+        cfg = entry.make_task().cfg
         aliases = f" (alias: {', '.join(entry.aliases)})" if entry.aliases else ""
-        print(f"{task_id}{aliases}\n    {entry.description}\n    libraries: {', '.join(entry.agents)}")
+        libraries = agent_libraries(entry)
+        others = [key for key in entry.agents if key not in libraries]
+        print(f"{task_id}{aliases}\n    {entry.description}\n"
+              f"    observations {cfg.num_observations}, actions {cfg.num_actions}; physics: {impls}\n"
+              f"    libraries: {', '.join(libraries) or 'none'}"
+              + (f"; other agent configs (--agent): {', '.join(others)}" if others else "")
+              + (f"\n    plays the checkpoints of {entry.plays}" if entry.plays else ""))
     return 0
 
 

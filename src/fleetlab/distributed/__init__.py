@@ -3,6 +3,7 @@ from fleetlab.distributed.sync import (
     all_reduce_sum,
     nanmean_over_ranks,
     parameter_checksum,
+    pooled_over_ranks,
 )
 
-__all__ = ["RunContext", "all_reduce_sum", "nanmean_over_ranks", "parameter_checksum"]
+__all__ = ["RunContext", "all_reduce_sum", "nanmean_over_ranks", "parameter_checksum", "pooled_over_ranks"]

@@ -55,6 +55,25 @@ def nanmean_over_ranks(samples: dict[str, list[float]], device: str) -> dict[str
     return {k: float(stats[i, 0] / stats[i, 1]) for i, k in enumerate(keys) if stats[i, 1] > 0}
 
 
+def pooled_over_ranks(ctx, samples: dict[str, list[float]]) -> dict[str, float]:
+    """For each key that any rank has, one value over every rank's non-NaN samples: the max of keys ending in
+    "(max)", the min of "(min)" keys (skrl's names), else the mean. Ranks may differ in keys (a rank whose envs
+    finished no episode has no return samples). Goes through ctx.all_gather_object, so it serves torch.distributed
+    and jax.distributed runs alike; it is called once per logging interval, not per step."""
+    local = {}
+    for key, values in samples.items():
+        vals = [float(v) for v in values if v == v]  # NaN != NaN
+        if vals:
+            local[key] = (sum(vals), len(vals), max(vals), min(vals))
+    pooled: dict[str, list] = {}
+    for part in ctx.all_gather_object(local):
+        for key, (total, count, high, low) in part.items():
+            t, c, h, lo = pooled.get(key, (0.0, 0, -np.inf, np.inf))
+            pooled[key] = (t + total, c + count, max(h, high), min(lo, low))
+    return {key: h if key.endswith("(max)") else lo if key.endswith("(min)") else t / c
+            for key, (t, c, h, lo) in sorted(pooled.items())}
+
+
 def parameter_checksum(module_or_tensors) -> str:
     """A short hash of the parameters' exact bytes: equal on every rank iff the weights are bit-identical."""
     tensors = module_or_tensors.state_dict().values() if hasattr(module_or_tensors, "state_dict") else module_or_tensors

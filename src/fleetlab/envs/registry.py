@@ -30,7 +30,8 @@ class TaskEntry:
     make_task: Callable[..., Task]  # keyword overrides of the task's config -> Task
     aliases: tuple[str, ...] = ()
     description: str = ""
-    agents: dict[str, Callable[[], dict]] = dataclasses.field(default_factory=dict)  # library -> fresh agent config
+    # library -> a fresh agent config (its default), and `<library>_<variant>` -> another config (--agent)
+    agents: dict[str, Callable[[], dict]] = dataclasses.field(default_factory=dict)
     plays: str = ""  # a play variant (Isaac Lab's -Play ids): the id of the task whose checkpoints it takes
 
 
@@ -96,11 +97,23 @@ def load_entry_points() -> None:
             raise
 
 
-def agent_cfg(entry: TaskEntry, library: str) -> dict:
-    """The library's default agent config for a task (a fresh copy)."""
-    if library not in entry.agents:
-        raise FleetlabError(f"task '{entry.id}' has no {library} config (it has: {', '.join(entry.agents) or 'none'})")
-    return entry.agents[library]()
+def agent_cfg(entry: TaskEntry, library: str, name: str | None = None) -> dict:
+    """A fresh copy of the task's agent config for `library`: its default (keyed by the library's name) or the one
+    `name` picks (Isaac Lab's --agent: `rsl_rl_isaaclab`, or `rsl_rl_isaaclab_cfg_entry_point` as Isaac Lab spells
+    it). A task's other configs for a library are keyed `<library>_<variant>`."""
+    name = (name or library).removesuffix("_entry_point").removesuffix("_cfg")
+    mine = [key for key in entry.agents if key == library or key.startswith(library + "_")]
+    if name not in mine:
+        if not mine:
+            libraries = ", ".join(agent_libraries(entry)) or "none"
+            raise FleetlabError(f"task '{entry.id}' has no {library} config (it has: {libraries})")
+        raise FleetlabError(f"task '{entry.id}' has no {library} agent config '{name}' (it has: {', '.join(mine)})")
+    return entry.agents[name]()
+
+
+def agent_libraries(entry: TaskEntry) -> list[str]:
+    """The libraries a task has a default config for: its agent keys that are not `<another key>_<variant>`."""
+    return [key for key in entry.agents if not any(key.startswith(lib + "_") for lib in entry.agents if lib != key)]
 
 
 def load_agent_yaml(module_file: str, name: str) -> dict:

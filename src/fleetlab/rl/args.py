@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -27,6 +28,9 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
                    help="MJX implementation (auto: MuJoCo Warp on a GPU when warp-lang is installed, else JAX)")
     p.add_argument("--dist_timeout", type=float, default=600.0, help="collective timeout in seconds")
     p.add_argument("--checkpoint", type=str, default=None, help="checkpoint path (or file-name regex for rsl_rl)")
+    p.add_argument("--agent", type=str, default=None,
+                   help=f"which of the task's {library} configs (default: {library}; `fleetlab list` shows the others; "
+                        f"Isaac Lab's {library}_<name>_cfg_entry_point spelling works too)")
     get_library(library).add_args(p)
     if play:
         p.add_argument("--steps", type=positive_int, default=1000, help="steps to evaluate the policy for")
@@ -47,12 +51,19 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
     prog = script if script.endswith(".py") and script != "__main__.py" else f"fleetlab {what.lower()} --library {library}"
     parser = ArgumentParser(prog=prog, description=f"{what} a fleetlab task with {library}.")
     add_args(parser, library, play)
-    parser.add_argument("overrides", nargs="*", help="agent.<key.path>=<yaml value> overrides of the agent config")
+    parser.add_argument("overrides", nargs="*",
+                        help="agent.<key.path>=<yaml value> and env.<field.path>=<yaml value> overrides of the agent "
+                             "and task configs (Isaac Lab's Hydra overrides)")
     args = parser.parse_args(argv)
     for item in args.overrides:
-        if not item.startswith("agent.") or "=" not in item:
-            parser.error(f"override '{item}' must look like agent.<key.path>=<value>")
+        if not item.startswith(("agent.", "env.")) or "=" not in item:
+            parser.error(f"override '{item}' must look like agent.<key.path>=<value> or env.<field.path>=<value>")
     return args
+
+
+def overrides_of(args: argparse.Namespace, prefix: str) -> list[str]:
+    """The `agent.` or `env.` overrides, in command-line order."""
+    return [item for item in args.overrides if item.startswith(prefix + ".")]
 
 
 def apply_overrides(cfg: dict, overrides: list[str]) -> dict:
@@ -60,16 +71,43 @@ def apply_overrides(cfg: dict, overrides: list[str]) -> dict:
     default it replaces (an unknown key or a wrong type is a FleetlabError, not a crash deep inside the library)."""
     for item in overrides:
         path, text = item[len("agent."):].split("=", 1)
-        keys = path.split(".")
-        node = cfg
-        for key in keys[:-1]:
-            if not isinstance(node.get(key), dict):
-                raise FleetlabError(f"override '{item}': '{key}' is not a section of the agent config")
-            node = node[key]
-        if keys[-1] not in node:
-            raise FleetlabError(f"override '{item}': no key '{keys[-1]}' in the agent config (known: {', '.join(node)})")
-        node[keys[-1]] = typed_value(item, node[keys[-1]], text)
+        cfg = _set(item, cfg, path.split("."), text, "the agent config")
     return cfg
+
+
+def env_overrides(cfg, overrides: list[str]) -> dict:
+    """`env.a.b=value` overrides of a task's config dataclass `cfg`, checked against it the same way, as keyword
+    arguments of its top-level fields (what a task's make_task takes): `env.reward_weights.alive=2.0` gives
+    {"reward_weights": <the default dict with alive=2.0>}."""
+    kwargs = {}
+    for item in overrides:
+        path, text = item[len("env."):].split("=", 1)
+        top, *rest = path.split(".")
+        fields = [f.name for f in dataclasses.fields(cfg)]
+        if top not in fields:
+            raise FleetlabError(f"override '{item}': {type(cfg).__name__} has no field '{top}' (fields: {', '.join(fields)})")
+        kwargs[top] = _set(item, kwargs.get(top, getattr(cfg, top)), rest, text, f"{type(cfg).__name__}.{top}")
+    return kwargs
+
+
+def _set(item: str, node, keys: list[str], text: str, where: str):
+    """`node` with the value at `keys` replaced by `text` typed like the value it replaces (dicts and dataclasses
+    are copied, never changed in place)."""
+    if not keys:
+        return typed_value(item, node, text)
+    key = keys[0]
+    if dataclasses.is_dataclass(node):
+        names = [f.name for f in dataclasses.fields(node)]
+        if key not in names:
+            raise FleetlabError(f"override '{item}': no field '{key}' in {where} (known: {', '.join(names)})")
+        return dataclasses.replace(node, **{key: _set(item, getattr(node, key), keys[1:], text, f"{where}.{key}")})
+    if not isinstance(node, dict):
+        raise FleetlabError(f"override '{item}': {where} is a value, not a section")
+    if key not in node:
+        if len(keys) > 1:
+            raise FleetlabError(f"override '{item}': '{key}' is not a section of {where}")
+        raise FleetlabError(f"override '{item}': no key '{key}' in {where} (known: {', '.join(map(str, node))})")
+    return {**node, key: _set(item, node[key], keys[1:], text, f"{where}.{key}")}
 
 
 def typed_value(item: str, default, text: str):
@@ -99,7 +137,7 @@ def typed_value(item: str, default, text: str):
                 return _wrong_type(item, default, text)
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _wrong_type(item, default, text)
     if isinstance(default, (list, tuple)):
-        return value if isinstance(value, list) else _wrong_type(item, default, text)
+        return type(default)(value) if isinstance(value, list) else _wrong_type(item, default, text)
     if isinstance(default, dict):
         return value if isinstance(value, dict) else _wrong_type(item, default, text)
     return value

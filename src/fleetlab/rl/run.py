@@ -1,5 +1,6 @@
 """A run resolved ONCE from the command line and passed down: the library, the task entry, the agent config (the
-task's default, `agent.x=y` overrides and then the flags applied), the base seed, the device and envs per process."""
+task's default or the one --agent names, `agent.x=y` overrides and then the flags applied), the task config's
+`env.x=y` overrides, the base seed, the device and envs per process."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import dataclasses
 
 from fleetlab.envs import TaskEntry, import_tasks, resolve
 from fleetlab.envs.registry import agent_cfg
-from fleetlab.rl.args import apply_overrides
+from fleetlab.rl.args import apply_overrides, env_overrides, overrides_of
 from fleetlab.rl.library import Library, library
 
 DEFAULT_SEED = 42  # Isaac Lab's agent configs' seed; each rank adds its global rank
@@ -20,6 +21,7 @@ class Run:
     library: Library
     task: TaskEntry
     agent_cfg: dict
+    env_overrides: dict  # `env.x=y` overrides: keyword arguments of the task's make_task (its config's fields)
     seed: int  # the base seed; RunContext gives each rank seed + global rank
     device: str | None  # None: cuda:LOCAL_RANK when there is a GPU, else cpu
     num_envs: int  # per process
@@ -46,8 +48,10 @@ def resolve_run(library_name: str, args: argparse.Namespace, play: bool) -> Run:
     load_tasks(args.imports)
     lib = library(library_name)
     entry = resolve(args.task)
-    cfg = apply_overrides(agent_cfg(entry, lib.name), args.overrides)
+    env_kwargs = env_overrides(entry.make_task().cfg, overrides_of(args, "env"))
+    cfg = apply_overrides(agent_cfg(entry, lib.name, args.agent), overrides_of(args, "agent"))
     lib.configure(cfg, args, play)  # the flags win over the overrides, as in Isaac Lab's scripts
     num_envs = args.num_envs if args.num_envs is not None else (PLAY_ENVS if play else TRAIN_ENVS)
-    return Run(library=lib, task=entry, agent_cfg=cfg, seed=DEFAULT_SEED if args.seed is None else args.seed,
+    return Run(library=lib, task=entry, agent_cfg=cfg, env_overrides=env_kwargs,
+               seed=DEFAULT_SEED if args.seed is None else args.seed,
                device=args.device, num_envs=num_envs, play=play, args=args)

@@ -3,6 +3,7 @@ the task a run directory was trained on."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -64,6 +65,19 @@ def write_json(path: str, data: dict) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         json.dump(data, f, indent=2, default=str)
+
+
+def write_params(run_dir: str, env_cfg, agent_cfg: dict, run_info: dict) -> None:
+    """Isaac Lab's params/env.yaml and params/agent.yaml: both configs as this run uses them (defaults, then the
+    `env.`/`agent.` overrides and the flags), env.yaml with `run_info` (task, world size, envs per rank, physics)
+    added at its top."""
+    import yaml
+
+    plain = lambda data: json.loads(json.dumps(data, default=str))  # noqa: E731  (tuples -> lists, paths -> str)
+    os.makedirs(os.path.join(run_dir, "params"), exist_ok=True)
+    for name, data in (("env", {**run_info, **dataclasses.asdict(env_cfg)}), ("agent", agent_cfg)):
+        with open(os.path.join(run_dir, "params", f"{name}.yaml"), "w") as f:
+            yaml.safe_dump(plain(data), f, sort_keys=False)
 
 
 def record_task(run_dir: str, task_id: str) -> None:

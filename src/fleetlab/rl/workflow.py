@@ -28,11 +28,11 @@ def start(run: Run) -> tuple[RunContext, object]:
     ctx = RunContext.from_env(distributed=args.distributed, device=run.device, seed=run.seed,
                               ml_framework=run.framework, timeout_s=args.dist_timeout).init_process_group()
     torch.manual_seed(ctx.seed)
-    overrides = {}
+    overrides = dict(run.env_overrides)
     if run.play:
         # Each env runs ONE continuous episode over all `steps`, so "% of steps balanced" measures the policy, not
         # the transients after periodic resets.
-        cfg = run.task.make_task().cfg
+        cfg = run.task.make_task(**run.env_overrides).cfg
         overrides["episode_length_s"] = max(cfg.episode_length_s, (args.steps + 1) * cfg.sim_dt * cfg.decimation)
     env = make_from_entry(run.task, run.num_envs, ctx.device, ctx.seed, args.physics_impl, **overrides)
     return ctx, env
@@ -48,6 +48,10 @@ def train(run: Run) -> dict:
               f"process(es) = {env.num_envs * ctx.world_size} envs; physics {env.core.physics.impl}; logs in {run_dir}",
               flush=True)
         run_dirs.write_json(os.path.join(run_dir, "params", "agent.json"), run.agent_cfg)
+        run_dirs.write_params(run_dir, env.cfg, run.agent_cfg, {
+            "task": run.task.id, "world_size": ctx.world_size, "num_envs_per_rank": env.num_envs,
+            "num_envs_total": env.num_envs * ctx.world_size, "physics_impl": env.core.physics.impl,
+            "seed": run.seed, "overrides": list(args.overrides)})
         run_dirs.record_task(run_dir, run.task.id)
     print(f"[fleetlab] {ctx.summary()}", flush=True)
 

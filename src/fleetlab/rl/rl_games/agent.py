@@ -81,6 +81,8 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
         # Keep this rank's own training FPS per epoch (upstream prints rank 0's only), for `fleetlab bench`.
         out = super().train_epoch()
         self.fleet_train_fps = getattr(self, "fleet_train_fps", []) + [self.curr_frames / out[3]]
+        if hasattr(self.algo_observer, "pool"):  # observer.EpisodeLogObserver: every rank's episodes
+            self.algo_observer.pool()
         # Upstream saves on rank 0 only, after this returns, at epochs only rank 0 knows (best reward): gather
         # every rank's RNG state each epoch, so any checkpoint carries the current one.
         signum = self.stop.agreed(self.ctx)

@@ -13,6 +13,7 @@ from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.library import Resume
 from fleetlab.rl.rl_games.agent import FleetA2CAgent, FleetPlayer, PinnedDeviceConfig, without_compile_prefix
 from fleetlab.rl.rl_games.env import RlGamesVecEnv
+from fleetlab.rl.rl_games.observer import EpisodeLogObserver
 
 
 class RlGamesSession:
@@ -21,7 +22,7 @@ class RlGamesSession:
         params = run.agent_cfg["params"]
         self.clip_obs = params["env"].get("clip_observations", np.inf)
         wrapped = RlGamesVecEnv(env, self.clip_obs, params["env"].get("clip_actions", np.inf))
-        runner = Runner()
+        runner = Runner(algo_observer=EpisodeLogObserver(ctx))
         runner.algo_factory.register_builder("a2c_continuous", lambda **kw: FleetA2CAgent(ctx=ctx, env=env, **kw))
         runner.player_factory.register_builder("a2c_continuous", lambda **kwargs: FleetPlayer(**kwargs))
         runner.load({"params": params})  # a deep copy: the env goes in afterwards

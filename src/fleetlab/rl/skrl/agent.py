@@ -5,7 +5,10 @@
   leaves a truncated file: here they are written into a staging folder and renamed into place once complete;
 - every rank's RNG state is gathered at checkpoint timesteps and written by rank 0 as fleetlab_<t>.pt right after
   skrl's agent_<t> file: that pair is a complete checkpoint;
-- SIGINT/SIGTERM, checked at rollout boundaries on all ranks, end training after a checkpoint.
+- SIGINT/SIGTERM, checked at rollout boundaries on all ranks, end training after a checkpoint;
+- upstream tracks episode returns and lengths on rank 0 only (it zeroes write_interval on the other ranks, and
+  record_transition tracks nothing then): every rank tracks here, and the TensorBoard scalars rank 0 writes are
+  pooled over every rank's samples (skrl-JAX also gets the env's Episode_Reward/* and Episode_Termination/*).
 Without a `TrainingState` (playing) the agent behaves as upstream's."""
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import dataclasses
 import os
 from typing import Callable
 
-from fleetlab.distributed import RunContext
+from fleetlab.distributed import RunContext, pooled_over_ranks
 from fleetlab.rl import fault_tolerance as ft
 
 
@@ -28,6 +31,7 @@ class TrainingState:
     rollouts: int
     interval: int  # checkpoint interval in timesteps (skrl zeroes its own on ranks > 0)
     rng_extra: Callable[[], dict]  # the framework's own RNG state (skrl-JAX's key)
+    env_log: Callable[[], dict] | None = None  # the env's extras["log"] samples, where skrl's trainer logs none
     stop: ft.StopRequest = dataclasses.field(default_factory=ft.StopRequest)
     rng_states: list[dict] | None = None
 
@@ -62,6 +66,25 @@ class FleetAgentMixin:
             if fleet.ctx.is_writer:
                 self.write_checkpoint(timestep=t, timesteps=fleet.total)
             raise ft.GracefulStop(signum, os.path.join(self.experiment_dir, "checkpoints", f"agent_{t}"))
+
+    def write_tracking_data(self, *, timestep: int, timesteps: int) -> None:
+        fleet = self.fleet
+        if fleet is None:
+            return super().write_tracking_data(timestep=timestep, timesteps=timesteps)
+        if fleet.env_log is not None:
+            for key, values in fleet.env_log().items():
+                self.tracking_data[key].extend(v for v in values if v == v)  # NaN: no episode ended that step
+            for key in [k for k, v in self.tracking_data.items() if not v]:
+                del self.tracking_data[key]
+        if not fleet.ctx.is_distributed:
+            return super().write_tracking_data(timestep=timestep, timesteps=timesteps)
+        pooled = pooled_over_ranks(fleet.ctx, self.tracking_data)  # every rank calls this at the same timestep
+        self.tracking_data.clear()
+        if fleet.ctx.is_writer:
+            self.tracking_data.update({key: [value] for key, value in pooled.items()})
+            return super().write_tracking_data(timestep=timestep, timesteps=timesteps)
+        self._track_rewards.clear()  # what upstream's write_tracking_data resets, on a rank that has no writer
+        self._track_timesteps.clear()
 
     def write_checkpoint(self, *, timestep: int, timesteps: int) -> None:
         if self.fleet is None:

@@ -88,11 +88,24 @@ class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
             self._obs = self._unwrapped.state.obs  # built reset; see RlGamesVecEnv.reset
         return self._obs, {}
 
+    log_rows: list | None = None  # a list while training: the env's per-step extras["log"] rows (see drain_log)
+
     def step(self, actions):
         obs, reward, terminated, truncated, extras = self._unwrapped.step_jax(actions)
         self._obs = obs
         self._tick()
+        if self.log_rows is not None:
+            self.log_rows.append(extras["log"].values)  # stays on the device until drain_log
         return obs, reward.reshape(-1, 1), terminated.reshape(-1, 1), truncated.reshape(-1, 1), extras
+
+    def drain_log(self) -> dict[str, list[float]]:
+        """The env's Episode_Reward/* and Episode_Termination/* rows since the last call, one read for all of
+        them. skrl's JAX trainer, unlike its torch one, never logs the env's info (`environment_info`)."""
+        if not self.log_rows:
+            return {}
+        rows = np.asarray(jnp.stack(self.log_rows))
+        self.log_rows.clear()
+        return {name: rows[:, i].tolist() for i, name in enumerate(self._unwrapped.log_names)}
 
 
 _build_runner = fleet_runner(Runner, PPO, SyncedRunningStandardScaler)

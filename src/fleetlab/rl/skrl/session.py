@@ -21,11 +21,15 @@ class SkrlSession:
         self.runner, self.wrapped = backend.build_runner(env, cfg)
         self.agent = self.runner.agent
         if not run.play:
+            if hasattr(self.wrapped, "drain_log"):
+                self.wrapped.log_rows = []
             self.agent.fleet = TrainingState(
                 ctx=ctx, env=env, task_id=run.task.id, offset=self.offset, total=total,
                 rollouts=cfg["agent"]["rollouts"], interval=cfg["agent"]["experiment"]["checkpoint_interval"],
-                rng_extra=backend.rng_extra,
+                rng_extra=backend.rng_extra, env_log=getattr(self.wrapped, "drain_log", None),
             )
+            # every rank tracks episodes at rank 0's write interval (upstream zeroes it on the others)
+            self.agent.write_interval = ctx.broadcast_object(self.agent.write_interval)
         self.steps = cfg["trainer"]["timesteps"] * env.num_envs * ctx.world_size
         self.learn_s = None
 

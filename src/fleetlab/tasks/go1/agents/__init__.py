@@ -17,6 +17,13 @@ def rsl_rl() -> dict:
                       max_iterations=300, learning_rate=1.0e-3, entropy_coef=0.01)
 
 
+def rsl_rl_isaaclab() -> dict:
+    """Isaac Lab's UnitreeGo1FlatPPORunnerCfg unchanged (--agent rsl_rl_isaaclab): no observation normalization."""
+    cfg = rsl_rl()
+    cfg["actor"]["obs_normalization"] = cfg["critic"]["obs_normalization"] = False
+    return cfg
+
+
 def rl_games() -> dict:
     return load_agent_yaml(__file__, "rl_games_ppo_cfg.yaml")
 
@@ -25,4 +32,4 @@ def skrl() -> dict:
     return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
 
 
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl}
+ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "rsl_rl_isaaclab": rsl_rl_isaaclab}

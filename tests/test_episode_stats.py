@@ -1,0 +1,53 @@
+"""Episode statistics from every rank (issue F): rl_games and skrl (torch and JAX) log the same means over every
+rank's finished episodes that rsl_rl logs. Two processes whose envs earn different returns (tests/mp/
+rank_reward_task.py: rank 0's episodes return 0.5, rank 1's 1.0) must log 0.75, not rank 0's 0.5."""
+
+import glob
+import os
+import shutil
+
+import pytest
+from conftest import PYTHON, REPO, free_port, run_cmd, torchrun
+
+TASK = os.path.join(REPO, "tests", "mp", "rank_reward_task.py")
+# (library, launcher, the return's TensorBoard tag, extra flags); rollouts and epochs as small as each allows
+CASES = {
+    "rl_games": ("torchrun", "rewards/iter", ["--max_iterations=3"]),
+    "skrl": ("torchrun", "Reward / Total reward (mean)", ["--max_iterations=3"]),
+    "skrl-jax": ("jax", "Reward / Total reward (mean)", ["--max_iterations=3", "--ml_framework", "jax"]),
+}
+
+
+def scalars(root: str) -> dict[str, list[float]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out = {}
+    for events in glob.glob(os.path.join(root, "logs", "**", "events.out.tfevents.*"), recursive=True):
+        acc = EventAccumulator(events, size_guidance={"scalars": 0})
+        acc.Reload()
+        for tag in acc.Tags()["scalars"]:
+            out.setdefault(tag, []).extend(p.value for p in acc.Scalars(tag))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+def test_two_ranks_log_the_mean_over_both(tmp_path, case):
+    launcher, tag, flags = CASES[case]
+    library = case.split("-")[0]
+    shutil.copy(TASK, tmp_path)  # --import finds modules in the working folder
+    script = os.path.join(REPO, "scripts", "reinforcement_learning", library, "train.py")
+    args = [script, "--task=Test-RankReward-v0", "--import=rank_reward_task", "--headless", "--distributed",
+            "--num_envs=16", *flags]
+    if launcher == "torchrun":
+        proc = torchrun(2, args, cwd=tmp_path, timeout=600)
+    else:
+        proc = run_cmd([PYTHON, "-m", "fleetlab.distributed.jax_launch", "--nnodes=1", "--nproc_per_node=2",
+                        f"--coordinator_address=127.0.0.1:{free_port()}", *args], tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    logged = scalars(str(tmp_path))
+    assert logged.get(tag), sorted(logged)
+    assert all(v == pytest.approx(0.75, abs=1e-4) for v in logged[tag]), (tag, logged[tag])
+    # the env's per-episode terms, per second of episode: rank 0's 1.0, rank 1's 2.0
+    assert logged.get("Episode_Reward/alive"), sorted(logged)
+    assert all(v == pytest.approx(1.5, abs=1e-4) for v in logged["Episode_Reward/alive"]), logged["Episode_Reward/alive"]

@@ -1,0 +1,79 @@
+"""What Isaac Lab's users type (issue F): `env.<path>=<value>` overrides of the task config, `--agent`, the
+params/{env,agent}.yaml dump, and `fleetlab list`."""
+
+import os
+
+import pytest
+import yaml
+from conftest import PYTHON, REPO, only_run_dir, run_cmd, torchrun
+
+from fleetlab.envs import resolve
+from fleetlab.envs.registry import agent_cfg, agent_libraries
+from fleetlab.errors import FleetlabError
+from fleetlab.rl.args import env_overrides
+from fleetlab.tasks.go1.cfg import Go1FlatCfg
+
+
+def test_env_overrides_are_checked_against_the_config_dataclass():
+    cfg = Go1FlatCfg()
+    kwargs = env_overrides(cfg, ["env.episode_length_s=10", "env.reward_weights.feet_air_time=2",
+                                 "env.reward_weights.lin_vel_z_l2=-1.5", "env.lin_vel_x_range=[-0.5, 1.5]"])
+    assert kwargs["episode_length_s"] == 10.0 and isinstance(kwargs["episode_length_s"], float)
+    assert kwargs["reward_weights"] == {**cfg.reward_weights, "feet_air_time": 2.0, "lin_vel_z_l2": -1.5}
+    assert kwargs["lin_vel_x_range"] == (-0.5, 1.5), "a tuple field stays a tuple"
+    assert cfg.reward_weights["feet_air_time"] == 0.25, "the default is not changed in place"
+    assert Go1FlatCfg(**kwargs).episode_length_s == 10.0
+    for bad, message in [("env.episode_lenght_s=10", "Go1FlatCfg has no field 'episode_lenght_s'"),
+                         ("env.episode_length_s=long", "expected float"),
+                         ("env.decimation=2.5", "expected int"),
+                         ("env.reward_weights.alive=2.0", "no key 'alive' in Go1FlatCfg.reward_weights"),
+                         ("env.sim_dt.x=1", "Go1FlatCfg.sim_dt is a value, not a section")]:
+        with pytest.raises(FleetlabError, match=message):
+            env_overrides(cfg, [bad])
+
+
+def test_agent_picks_one_of_a_tasks_configs():
+    entry = resolve("Isaac-Velocity-Flat-Unitree-Go1-v0")
+    assert agent_libraries(entry) == ["rsl_rl", "rl_games", "skrl"]
+    assert agent_cfg(entry, "rsl_rl")["actor"]["obs_normalization"] is True
+    for name in ("rsl_rl_isaaclab", "rsl_rl_isaaclab_cfg_entry_point"):  # ours, and Isaac Lab's spelling
+        cfg = agent_cfg(entry, "rsl_rl", name)
+        assert cfg["actor"]["obs_normalization"] is False and cfg["critic"]["obs_normalization"] is False
+    assert agent_cfg(entry, "rsl_rl", "rsl_rl_cfg_entry_point")["actor"]["obs_normalization"] is True
+    with pytest.raises(FleetlabError, match="has no skrl agent config 'rsl_rl_isaaclab'"):
+        agent_cfg(entry, "skrl", "rsl_rl_isaaclab")
+
+
+def test_list_shows_sizes_physics_and_configs():
+    result = run_cmd([PYTHON, "-m", "fleetlab", "list"], REPO, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    go1 = out[out.index("Fleet-Go1-Flat-v0 (alias"):]
+    assert "observations 48, actions 12; physics: jax, warp" in go1
+    assert "libraries: rsl_rl, rl_games, skrl; other agent configs (--agent): rsl_rl_isaaclab" in go1
+    humanoid = out[out.index("Fleet-Humanoid-v0"):]
+    assert "observations 87, actions 21; physics: jax, warp" in humanoid
+
+
+@pytest.mark.slow
+def test_two_processes_write_params_with_both_overrides(tmp_path):
+    """Isaac Lab's torchrun command with env. and agent. overrides: every rank's env takes the env overrides (all
+    reward weights zero: the return averaged over both ranks is exactly 0), and rank 0 writes both configs as run."""
+    script = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "train.py")
+    zero = [f"env.reward_weights.{term}=0" for term in ("alive", "terminating", "pole_pos", "cart_vel", "pole_vel")]
+    proc = torchrun(2, [script, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=32",
+                        "--max_iterations=5", "env.episode_length_s=1.0", *zero, "agent.num_steps_per_env=24"],
+                    cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = only_run_dir(tmp_path, "rsl_rl", "cartpole")
+    with open(os.path.join(run_dir, "params", "env.yaml")) as f:
+        env = yaml.safe_load(f)
+    with open(os.path.join(run_dir, "params", "agent.yaml")) as f:
+        agent = yaml.safe_load(f)
+    assert env["episode_length_s"] == 1.0 and env["world_size"] == 2 and env["num_envs_per_rank"] == 32
+    assert env["physics_impl"] == "jax" and env["task"] == "Fleet-Cartpole-v0"
+    assert env["reward_weights"]["alive"] == 0.0 and env["sim_dt"] == pytest.approx(1 / 120)
+    assert agent["num_steps_per_env"] == 24 and agent["max_iterations"] == 5
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        final = yaml.safe_load(f)["final"]
+    assert final["Train/mean_reward"] == 0.0 and 0 < final["Train/mean_episode_length"] <= 60, final

@@ -41,10 +41,10 @@ def run_cmd(args, cwd, timeout=600, env_extra=None):
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def torchrun(nproc, script_args, cwd, timeout=600, extra=()):
+def torchrun(nproc, script_args, cwd, timeout=600, extra=(), env_extra=None):
     args = [PYTHON, "-m", "torch.distributed.run", "--nnodes=1", f"--nproc_per_node={nproc}",
             f"--master_port={free_port()}", *extra, *script_args]
-    return run_cmd(args, cwd, timeout)
+    return run_cmd(args, cwd, timeout, env_extra=env_extra)
 
 
 def only_run_dir(root, library, experiment):

@@ -1,6 +1,7 @@
 """Episode statistics from every rank (issue F): rl_games and skrl (torch and JAX) log the same means over every
 rank's finished episodes that rsl_rl logs. Two processes whose envs earn different returns (tests/mp/
-rank_reward_task.py: rank 0's episodes return 0.5, rank 1's 1.0) must log 0.75, not rank 0's 0.5."""
+rank_reward_task.py: rank 0's episodes return 0.5, rank 1's 1.0) must log 0.75, not rank 0's 0.5. The same runs
+log to wandb (offline): one wandb run, started by rank 0, holds the same scalars."""
 
 import glob
 import os
@@ -39,12 +40,20 @@ def test_two_ranks_log_the_mean_over_both(tmp_path, case):
     script = os.path.join(REPO, "scripts", "reinforcement_learning", library, "train.py")
     args = [script, "--task=Test-RankReward-v0", "--import=rank_reward_task", "--headless", "--distributed",
             "--num_envs=16", *flags]
+    args += ["--logger", "wandb", "--log_project_name", "fleetlab-test"]
+    offline = {"WANDB_MODE": "offline", "WANDB_SILENT": "true"}
     if launcher == "torchrun":
-        proc = torchrun(2, args, cwd=tmp_path, timeout=600)
+        proc = torchrun(2, args, cwd=tmp_path, timeout=600, env_extra=offline)
     else:
         proc = run_cmd([PYTHON, "-m", "fleetlab.distributed.jax_launch", "--nnodes=1", "--nproc_per_node=2",
-                        f"--coordinator_address=127.0.0.1:{free_port()}", *args], tmp_path, timeout=600)
+                        f"--coordinator_address=127.0.0.1:{free_port()}", *args], tmp_path, timeout=600,
+                       env_extra=offline)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    runs = glob.glob(os.path.join(tmp_path, "**", "offline-run-*", "*.wandb"), recursive=True)
+    assert len(runs) == 1, f"one wandb run (rank 0's), found {runs}"
+    with open(runs[0], "rb") as f:
+        record = f.read()  # protobuf: the project, keys and the config's JSON are stored as plain UTF-8
+    assert b"fleetlab-test" in record and tag.encode() in record and b"Episode_Reward/alive" in record
     logged = scalars(str(tmp_path))
     assert logged.get(tag), sorted(logged)
     assert all(v == pytest.approx(0.75, abs=1e-4) for v in logged[tag]), (tag, logged[tag])

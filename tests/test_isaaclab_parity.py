@@ -1,6 +1,7 @@
 """What Isaac Lab's users type (issue F): `env.<path>=<value>` overrides of the task config, `--agent`, the
-params/{env,agent}.yaml dump, and `fleetlab list`."""
+params/{env,agent}.yaml dump, `--logger wandb` with rsl_rl, and `fleetlab list`."""
 
+import glob
 import os
 
 import pytest
@@ -62,8 +63,9 @@ def test_two_processes_write_params_with_both_overrides(tmp_path):
     script = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "train.py")
     zero = [f"env.reward_weights.{term}=0" for term in ("alive", "terminating", "pole_pos", "cart_vel", "pole_vel")]
     proc = torchrun(2, [script, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=32",
-                        "--max_iterations=5", "env.episode_length_s=1.0", *zero, "agent.num_steps_per_env=24"],
-                    cwd=tmp_path, timeout=600)
+                        "--max_iterations=5", "env.episode_length_s=1.0", *zero, "agent.num_steps_per_env=24",
+                        "--logger", "wandb", "--log_project_name", "fleetlab-test"],
+                    cwd=tmp_path, timeout=600, env_extra={"WANDB_MODE": "offline", "WANDB_SILENT": "true"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     run_dir = only_run_dir(tmp_path, "rsl_rl", "cartpole")
     with open(os.path.join(run_dir, "params", "env.yaml")) as f:
@@ -77,3 +79,9 @@ def test_two_processes_write_params_with_both_overrides(tmp_path):
     with open(os.path.join(run_dir, "summary.json")) as f:
         final = yaml.safe_load(f)["final"]
     assert final["Train/mean_reward"] == 0.0 and 0 < final["Train/mean_episode_length"] <= 60, final
+    # rsl_rl's own wandb writer, on rank 0 only (its folder is the working directory's wandb/)
+    runs = glob.glob(os.path.join(tmp_path, "**", "offline-run-*", "*.wandb"), recursive=True)
+    assert len(runs) == 1, runs
+    with open(runs[0], "rb") as f:
+        record = f.read()
+    assert b"fleetlab-test" in record and b"Train/mean_reward" in record

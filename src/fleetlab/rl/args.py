@@ -31,7 +31,13 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     p.add_argument("--agent", type=str, default=None,
                    help=f"which of the task's {library} configs (default: {library}; `fleetlab list` shows the others; "
                         f"Isaac Lab's {library}_<name>_cfg_entry_point spelling works too)")
-    get_library(library).add_args(p)
+    lib = get_library(library)
+    p.add_argument("--logger", type=str, default=None, choices=list(lib.loggers),
+                   help="where training logs go (default tensorboard; wandb: global rank 0 only, TensorBoard files "
+                        "are still written)")
+    p.add_argument("--log_project_name", type=str, default=None,
+                   help="the wandb/neptune project (default: the experiment name)")
+    lib.add_args(p)
     if play:
         p.add_argument("--steps", type=positive_int, default=1000, help="steps to evaluate the policy for")
         p.add_argument("--export", action=argparse.BooleanOptionalAction, default=True,

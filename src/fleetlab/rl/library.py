@@ -67,11 +67,16 @@ class Session(Protocol):
     def export(self, folder: str) -> list[str]:
         """Write deployable copies of the policy (TorchScript, ONNX) into `folder`; [] where unsupported."""
 
+    def mirror_scalars(self, wrap: Callable[[object], object]) -> None:
+        """Replace the library's TensorBoard writer (rank 0) with wrap(writer); only for `logs_to_wandb = False`."""
+
 
 class Library(Protocol):
     name: str  # the --library value and the logs/<name>/ folder
     checkpoint_subdir: str  # where its checkpoints lie inside a run directory ("" = the run directory itself)
     variants: dict[str, list[str]]  # `fleetlab bench train` labels -> the train flags that select them
+    loggers: tuple[str, ...]  # --logger choices (the default is tensorboard)
+    logs_to_wandb: bool  # True: the library writes --logger wandb itself; False: rl/tracking.py mirrors TensorBoard
 
     def add_args(self, parser: argparse.ArgumentParser) -> None:
         """This library's own flags (rsl_rl: --experiment_name ...; skrl: --ml_framework)."""

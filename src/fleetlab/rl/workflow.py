@@ -14,7 +14,7 @@ import torch
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
 from fleetlab.envs.registry import make_from_entry
-from fleetlab.rl import console, evaluation, perf
+from fleetlab.rl import console, evaluation, perf, tracking
 from fleetlab.rl import run_dir as run_dirs
 from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.library import Resume
@@ -63,7 +63,9 @@ def train(run: Run) -> dict:
     elif launched_run_dir():  # a restart of `fleetlab launch`: continue to the same final iteration
         resume = lib.auto_resume(run, ctx, run_dir)
 
-    with lib.session(run, ctx, env, run_dir, resume) as session:
+    with tracking.wandb_run(run, ctx, env, run_dir) as tracker, lib.session(run, ctx, env, run_dir, resume) as session:
+        if tracker is not None:
+            session.mirror_scalars(lambda writer: tracking.WandbMirror(writer, tracker))
         if resume is not None:
             session.restore(resume)
         start_s = time.time()

@@ -17,6 +17,8 @@ class RlGames:
     name = "rl_games"
     checkpoint_subdir = "nn"
     variants = {"rl_games": []}
+    loggers = ("tensorboard", "wandb")
+    logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
 
     def add_args(self, parser) -> None:
         pass

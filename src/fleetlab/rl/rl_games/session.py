@@ -79,3 +79,6 @@ class RlGamesSession:
 
     def export(self, folder: str) -> list[str]:
         return []
+
+    def mirror_scalars(self, wrap) -> None:
+        self.agent.writer = wrap(self.agent.writer)

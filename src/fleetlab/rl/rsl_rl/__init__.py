@@ -17,13 +17,14 @@ class RslRl:
     checkpoint_subdir = ""
     variants = {"rsl_rl": []}
     checkpoint_pattern = r"model_\d+\.pt"
+    loggers = ("tensorboard", "wandb", "neptune")  # --logger choices
+    logs_to_wandb = True  # rsl_rl's own writers (rank 0 only), as Isaac Lab's rsl_rl script uses them
 
     def add_args(self, parser) -> None:
         parser.add_argument("--experiment_name", type=str, default=None)
         parser.add_argument("--run_name", type=str, default=None)
         parser.add_argument("--resume", action="store_true", default=False)
         parser.add_argument("--load_run", type=str, default=None, help="run-folder regex (default: the latest)")
-        parser.add_argument("--logger", type=str, default=None, choices=["tensorboard", "wandb", "neptune"])
 
     def framework(self, args) -> str:
         return "torch"
@@ -38,6 +39,8 @@ class RslRl:
             cfg["run_name"] = args.run_name
         if args.logger:
             cfg["logger"] = args.logger
+        if cfg.get("logger") in ("wandb", "neptune"):
+            cfg[f"{cfg['logger']}_project"] = args.log_project_name or cfg["experiment_name"]
         if not play and args.max_iterations is not None:
             cfg["max_iterations"] = args.max_iterations
 

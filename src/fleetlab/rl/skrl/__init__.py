@@ -28,6 +28,8 @@ class Skrl:
     name = "skrl"
     checkpoint_subdir = "checkpoints"
     variants = {"skrl": [], "skrl-jax": ["--ml_framework", "jax"]}
+    loggers = ("tensorboard", "wandb")
+    logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
 
     def add_args(self, parser) -> None:
         parser.add_argument("--ml_framework", type=str, default="torch", choices=["torch", "jax"])

@@ -61,3 +61,6 @@ class SkrlSession:
 
     def export(self, folder: str) -> list[str]:
         return []
+
+    def mirror_scalars(self, wrap) -> None:
+        self.agent.writer = wrap(self.agent.writer)

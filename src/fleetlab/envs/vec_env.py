@@ -8,7 +8,7 @@ through DLPack without a copy, so a step costs one array in and two out across t
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import gymnasium
 import jax
@@ -95,6 +95,8 @@ class VecEnv(gymnasium.Env):
             f"Episode_Termination/{env.task.termination_name}",
             "Episode_Termination/time_out",
         ]
+        # called after every step (torch or JAX view), e.g. rl/video.py's videos during training
+        self.step_hooks: list[Callable[[], None]] = []
         self._jax_device = env.physics.device
         self._reset_fn = jax.jit(jax.vmap(env.reset))
         self._step_fn = jax.jit(self._step_packed, donate_argnums=0)
@@ -154,6 +156,8 @@ class VecEnv(gymnasium.Env):
             lambda: (bool(jnp.isfinite(action).all()), bool(jnp.isfinite(obs).all() & jnp.isfinite(reward).all()),
                      int(self.state.overflow.max()))
         )
+        for hook in self.step_hooks:
+            hook()
         return obs, reward, terminated, truncated, {"time_outs": truncated, "log": LazyLog(self.log_names, log)}
 
     def step(self, action: torch.Tensor):
@@ -174,6 +178,8 @@ class VecEnv(gymnasium.Env):
         terminated = packed_t[:, n + 1].bool()
         truncated = packed_t[:, n + 2].bool()
         extras = {"time_outs": truncated, "log": LazyLog(self.log_names, log_t)}
+        for hook in self.step_hooks:
+            hook()
         return {"policy": obs}, reward, terminated, truncated, extras
 
     NAN_CHECK_EVERY = 16  # on a GPU, every 16th step is checked (each check waits for the device)

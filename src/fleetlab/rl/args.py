@@ -22,8 +22,13 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     p.add_argument("--device", type=str, default=None, help="cpu | cuda | cuda:K (default: cuda:LOCAL_RANK if present)")
     p.add_argument("--distributed", action="store_true", default=False, help="train with several processes")
     p.add_argument("--headless", action="store_true", default=False, help="accepted for Isaac Lab compatibility")
-    p.add_argument("--video", action="store_true", default=False, help="record an mp4 of the (trained) policy")
-    p.add_argument("--video_length", type=positive_int, default=200, help="steps in the video")
+    p.add_argument("--video", action="store_true", default=False,
+                   help="train: record an mp4 every --video_interval env steps (rank 0, videos/train/); "
+                        "play: record an mp4 of the trained policy")
+    p.add_argument("--video_length", type=positive_int, default=200, help="steps in each video")
+    if not play:
+        p.add_argument("--video_interval", type=positive_int, default=2000,
+                       help="env steps between training videos (Isaac Lab's default 2000)")
     p.add_argument("--physics_impl", type=str, default="auto", choices=["auto", "jax", "warp"],
                    help="MJX implementation (auto: MuJoCo Warp on a GPU when warp-lang is installed, else JAX)")
     p.add_argument("--dist_timeout", type=float, default=600.0, help="collective timeout in seconds")

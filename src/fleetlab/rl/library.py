@@ -67,6 +67,10 @@ class Session(Protocol):
     def export(self, folder: str) -> list[str]:
         """Write deployable copies of the policy (TorchScript, ONNX) into `folder`; [] where unsupported."""
 
+    def training_policy(self) -> Callable[[torch.Tensor], torch.Tensor]:
+        """Like policy(), callable in the middle of training (videos during training): each call leaves the
+        library as it was (training modes, normalizers, RNG streams, per-call state), so training is unchanged."""
+
     def mirror_scalars(self, wrap: Callable[[object], object]) -> None:
         """Replace the library's TensorBoard writer (rank 0) with wrap(writer); only for `logs_to_wandb = False`."""
 

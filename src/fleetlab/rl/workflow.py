@@ -20,6 +20,7 @@ from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.library import Resume
 from fleetlab.rl.run import Run
 from fleetlab.rl.summary import finish
+from fleetlab.rl.video import TrainingVideos
 
 
 def start(run: Run) -> tuple[RunContext, object]:
@@ -66,6 +67,8 @@ def train(run: Run) -> dict:
     with tracking.wandb_run(run, ctx, env, run_dir) as tracker, lib.session(run, ctx, env, run_dir, resume) as session:
         if tracker is not None:
             session.mirror_scalars(lambda writer: tracking.WandbMirror(writer, tracker))
+        if args.video and ctx.is_writer:
+            env.step_hooks.append(TrainingVideos(run, session, run_dir, ctx.device, ctx.seed))
         if resume is not None:
             session.restore(resume)
         start_s = time.time()
@@ -76,9 +79,6 @@ def train(run: Run) -> dict:
         record = perf.perf_record(env, figures.pop("train_fps"), policy, measure_rollouts=args.bench)
         summary = finish(ctx, run_dir, run.label, run.task.id, env, session.checksum(), last, wall,
                          {**record, **figures})
-        if args.video and ctx.is_writer:
-            path = evaluation.record_video(env, policy, os.path.join(run_dir, "videos", "train.mp4"), args.video_length)
-            print(f"[fleetlab] video: {path}", flush=True)
     return summary
 
 

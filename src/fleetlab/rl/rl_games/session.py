@@ -67,6 +67,22 @@ class RlGamesSession:
 
         return act
 
+    def training_policy(self):
+        model = self.agent.model
+        was_training = model.training
+        act = self.policy()  # switches the model to eval mode
+        model.train(was_training)
+
+        def act_kept(obs):
+            mode = model.training  # rl_games switches modes itself between rollout and update: restore this one
+            model.eval()  # in train mode the obs normalizer would update from these observations
+            try:
+                return act(obs)
+            finally:
+                model.train(mode)
+
+        return act_kept
+
     def checksum(self) -> str:
         return parameter_checksum(self.agent.model)
 

@@ -122,4 +122,4 @@ def quiet_onnx_export():
 
 def as_obs_policy(policy, env):
     """rsl_rl's inference policy (TensorDict in) as a function of the policy observations."""
-    return lambda obs: policy(TensorDict({"policy": obs}, batch_size=[env.num_envs]))
+    return lambda obs: policy(TensorDict({"policy": obs}, batch_size=[obs.shape[0]]))

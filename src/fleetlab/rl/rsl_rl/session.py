@@ -39,6 +39,21 @@ class RslRlSession:
     def policy(self):
         return as_obs_policy(self.runner.get_inference_policy(device=self.ctx.device), self.env)
 
+    def training_policy(self):
+        alg = self.runner.alg
+        policy = as_obs_policy(alg.get_policy(), self.env)
+
+        def act(obs):
+            was_training = alg.actor.training  # eval mode stops the obs normalizer's updates: restore it
+            alg.eval_mode()
+            try:
+                return policy(obs)
+            finally:
+                if was_training:
+                    alg.train_mode()
+
+        return act
+
     def checksum(self) -> str:
         return self.runner.checksum()
 

@@ -8,6 +8,8 @@ from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.library import Resume
 from fleetlab.rl.skrl.agent import TrainingState
 
+SAMPLE_COUNTERS = ("_g_i", "_c_i", "_mc_i")  # skrl-JAX's Gaussian/Categorical/MultiCategorical call counters
+
 
 class SkrlSession:
     def __init__(self, backend, run, ctx, env, resume: Resume | None):
@@ -49,6 +51,31 @@ class SkrlSession:
 
     def policy(self):
         return self.backend.policy_fn(self.agent)
+
+    def training_policy(self):
+        agent = self.agent
+
+        def act(obs):
+            # policy() switches the agent and its models to evaluation mode: put back each one's own mode
+            # and what each act() call changes for the training's next steps: skrl's PPO.act() keeps its
+            # log-prob in _current_log_prob for the record_transition after the env step (this runs inside that
+            # env step), skrl-JAX's models count their calls to derive sampling keys (_g_i, _c_i, _mc_i).
+            models = [m for m in agent.models.values() if m is not None]
+            agent_mode, model_modes = agent.training, [m.training for m in models]
+            rng = self.backend.rng_extra()
+            current = {k: v for k, v in vars(agent).items() if k.startswith("_current")}
+            counters = [{k: v for k, v in vars(m).items() if k in SAMPLE_COUNTERS} for m in models]
+            try:
+                return self.policy()(obs)
+            finally:
+                agent.training = agent_mode
+                for model, mode, count in zip(models, model_modes, counters):
+                    model.enable_training_mode(mode)
+                    vars(model).update(count)
+                self.backend.set_rng_extra(rng)
+                vars(agent).update(current)
+
+        return act
 
     def checksum(self) -> str:
         return self.backend.checksum(self.agent)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from device_tasks import curves
+from device_tasks import run_results
 
 OUT = os.environ.get("OUT", "/tmp/out")
 NUM_ENVS = int(os.environ.get("NUM_ENVS", 4096))
@@ -73,12 +73,7 @@ def variant(name: str) -> dict:
     row = {"variant": name, "library": library, "overrides": overrides, "task": TASK, "num_envs": NUM_ENVS,
            "iterations": ITERATIONS, "physics_impl": PHYSICS_IMPL, "command": " ".join(train[1:]),
            "train_rc": rc, "process_wall_s": wall, "train_console_tail": tail}
-    summaries = glob.glob(os.path.join(cwd, "logs", "**", "summary.json"), recursive=True)
-    if summaries:
-        with open(summaries[0]) as f:
-            s = json.load(f)
-        row.update(train_wall_s=s["wall_s"], final=s["final"], perf=s["perf"])
-    row["curves"] = curves(os.path.join(cwd, "logs"))
+    row.update(run_results(cwd))
     checkpoints = sorted(glob.glob(os.path.join(cwd, "logs", "rsl_rl", "**", "model_*.pt"), recursive=True),
                          key=os.path.getmtime)
     if checkpoints:  # the GPU machine has no GL: the video is rendered from it elsewhere (`fleetlab play --video`)

@@ -57,6 +57,19 @@ def curves(run_root: str) -> dict:
     return out
 
 
+def run_results(cwd: str) -> dict:
+    """What a finished (or stopped) training run under `cwd` left: summary.json's wall time, last metrics and
+    figures, and the return curves from its TensorBoard events."""
+    out = {}
+    summaries = glob.glob(os.path.join(cwd, "logs", "**", "summary.json"), recursive=True)
+    if summaries:
+        with open(summaries[0]) as f:
+            s = json.load(f)
+        out.update(train_wall_s=s["wall_s"], final=s["final"], perf=s["perf"])
+    out["curves"] = curves(os.path.join(cwd, "logs"))
+    return out
+
+
 def run(task: str, library: str, iterations: int, guard_s: float) -> dict:
     cwd = f"/tmp/runs/{task}_{library}"
     os.makedirs(cwd, exist_ok=True)
@@ -79,12 +92,7 @@ def run(task: str, library: str, iterations: int, guard_s: float) -> dict:
     row = {"task": task, "library": library, "num_envs": NUM_ENVS, "iterations_asked": iterations, "rc": rc,
            "stopped_by_guard": rc in (143, -15, -9), "guard_s": guard, "wall_s": round(time.time() - t0, 1),
            "command": " ".join(cmd[1:])}
-    summaries = glob.glob(os.path.join(cwd, "logs", "**", "summary.json"), recursive=True)
-    if summaries:
-        with open(summaries[0]) as f:
-            s = json.load(f)
-        row.update(train_wall_s=s["wall_s"], final=s["final"], perf=s["perf"])
-    row["curves"] = curves(os.path.join(cwd, "logs"))
+    row.update(run_results(cwd))
     with open(os.path.join(cwd, "console.log")) as f:
         row["console_tail"] = f.read()[-1500:]
     return row

@@ -1,6 +1,7 @@
-"""A task whose returns depend on the process: Cartpole that never terminates, with episodes of 30 steps (0.5 s)
-and only the alive term, weighted 1 + rank. Rank 0's episodes return 0.5, rank 1's 1.0: a logger that pools both
-ranks reports 0.75, one that logs rank 0's own episodes 0.5. Loaded with `--import rank_reward_task`."""
+"""A task whose returns depend on the process: Cartpole that never terminates, with episodes of 0.5 s (30 steps;
+env.episode_length_s changes it) and only the alive term, weighted 1 + rank. Rank 0's episodes return 0.5 per
+0.5 s, rank 1's twice that: a logger that pools both ranks reports 1.5 x rank 0's return, one that logs rank 0's
+own episodes 1.0 x. Loaded with `--import rank_reward_task`."""
 
 import dataclasses
 import os

@@ -40,7 +40,9 @@ def all_gather_object(obj: Any) -> list:
 
     data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8)
     sizes = np.asarray(multihost_utils.process_allgather(np.asarray([data.size], np.int32))).reshape(-1)
-    padded = np.zeros(int(sizes.max()), np.uint8)
+    # each new shape is a new XLA program: pad to a power of two so that objects of similar size (the episode
+    # statistics gathered at every logging interval) reuse one compiled all-gather
+    padded = np.zeros(1 << int(sizes.max() - 1).bit_length(), np.uint8)
     padded[: data.size] = data
     gathered = np.asarray(multihost_utils.process_allgather(padded)).reshape(len(sizes), -1)
     return [pickle.loads(gathered[i, : sizes[i]].tobytes()) for i in range(len(sizes))]

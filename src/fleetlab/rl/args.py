@@ -65,7 +65,7 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
     parser.add_argument("overrides", nargs="*",
                         help="agent.<key.path>=<yaml value> and env.<field.path>=<yaml value> overrides of the agent "
                              "and task configs (Isaac Lab's Hydra overrides)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # overrides may sit between flags, as Hydra's do in Isaac Lab
     for item in args.overrides:
         if not item.startswith(("agent.", "env.")) or "=" not in item:
             parser.error(f"override '{item}' must look like agent.<key.path>=<value> or env.<field.path>=<value>")

@@ -103,7 +103,7 @@ class SkrlJaxEnv(SkrlEnvMixin, Wrapper):
         them. skrl's JAX trainer, unlike its torch one, never logs the env's info (`environment_info`)."""
         if not self.log_rows:
             return {}
-        rows = np.asarray(jnp.stack(self.log_rows))
+        rows = np.stack(jax.device_get(self.log_rows))  # one transfer, and no XLA program for the stack
         self.log_rows.clear()
         return {name: rows[:, i].tolist() for i, name in enumerate(self._unwrapped.log_names)}
 

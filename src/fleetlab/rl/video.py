@@ -9,6 +9,7 @@ on it plus L frames of MuJoCo's renderer on rank 0, while the other ranks wait a
 from __future__ import annotations
 
 import os
+import time
 
 import torch
 
@@ -32,6 +33,7 @@ class TrainingVideos:
             self.record(step)
 
     def record(self, step: int) -> str:
+        start = time.perf_counter()
         if self.render_env is None:
             self.render_env = make_from_entry(self.run.task, 1, "cpu", self.seed, "jax", **self.run.env_overrides)
         policy = self.session.training_policy()
@@ -42,5 +44,5 @@ class TrainingVideos:
             path = evaluation.record_video(self.render_env, lambda obs: policy(obs.to(self.device)).cpu(),
                                            os.path.join(self.folder, f"step-{step}.mp4"), self.length)
         self.paths.append(path)
-        print(f"[fleetlab] video at env step {step}: {path}", flush=True)
+        print(f"[fleetlab] video at env step {step} ({time.perf_counter() - start:.1f} s): {path}", flush=True)
         return path

@@ -57,6 +57,10 @@ class RslRlSession:
     def checksum(self) -> str:
         return self.runner.checksum()
 
+    def mirror_scalars(self, wrap) -> None:
+        # not called by the workflow: rsl_rl writes --logger wandb itself (RslRl.logs_to_wandb)
+        self.runner.logger.writer = wrap(self.runner.logger.writer)
+
     def results(self) -> tuple[dict, dict]:
         logger = self.runner.logger
         steady = logger.local_fps[1:] or logger.local_fps  # iteration 1 carries the JIT compile

@@ -54,6 +54,3 @@ def pool_meter(ctx: RunContext, meter) -> None:
         mean = sum(m * size for m, size in parts) / total
         meter.mean = torch.as_tensor(mean, dtype=meter.mean.dtype, device=meter.mean.device)
         meter.current_size = min(total, meter.max_size)
-
-
-__all__ = ["EpisodeLogObserver"]

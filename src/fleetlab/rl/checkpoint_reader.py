@@ -27,6 +27,7 @@ SIGNATURES = {
     "rsl_rl": ({"iter", "optimizer_state_dict"}, "scripts/reinforcement_learning/rsl_rl/play.py or --library rsl_rl"),
     "rl_games": ({"model", "epoch", "frame"}, "scripts/reinforcement_learning/rl_games/play.py or --library rl_games"),
     "skrl": ({"policy"}, "scripts/reinforcement_learning/skrl/play.py or --library skrl"),
+    "brax": ({"brax_params", "env_steps"}, "scripts/reinforcement_learning/brax/play.py or --library brax"),
 }
 try:
     from numpy._core.multiarray import scalar as _numpy_scalar  # NumPy 2

@@ -31,6 +31,7 @@ LIBRARIES = {
     "rsl_rl": "fleetlab.rl.rsl_rl",
     "rl_games": "fleetlab.rl.rl_games",
     "skrl": "fleetlab.rl.skrl",
+    "brax": "fleetlab.rl.brax",
 }
 
 

@@ -4,6 +4,7 @@ rsl-rl-lib 5.x's dict format, and its rl_games and skrl YAML files."""
 import copy
 
 from fleetlab.envs import load_agent_yaml
+from fleetlab.tasks.brax_agents import brax_ppo
 
 CARTPOLE_PPO = {
     "experiment_name": "cartpole",
@@ -52,4 +53,8 @@ def skrl() -> dict:
     return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
 
 
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl}
+def brax() -> dict:
+    return brax_ppo(rsl_rl())  # the same networks and schedule as rsl_rl's
+
+
+ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "brax": brax}

@@ -4,6 +4,7 @@ rl_games and skrl configs following Isaac Lab's flat-ground velocity configs (sa
 settings as the rsl_rl one)."""
 
 from fleetlab.envs import load_agent_yaml
+from fleetlab.tasks.brax_agents import brax_ppo
 from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
 
 
@@ -32,4 +33,8 @@ def skrl() -> dict:
     return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
 
 
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "rsl_rl_isaaclab": rsl_rl_isaaclab}
+def brax() -> dict:
+    return brax_ppo(rsl_rl())  # the same networks and schedule as rsl_rl's
+
+
+ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "brax": brax, "rsl_rl_isaaclab": rsl_rl_isaaclab}

@@ -1,6 +1,7 @@
 """humanoid agent configs for rsl_rl, rl_games and skrl, following Isaac Lab's."""
 
 from fleetlab.envs import load_agent_yaml
+from fleetlab.tasks.brax_agents import brax_ppo
 from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
 
 
@@ -16,4 +17,8 @@ def skrl() -> dict:
     return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
 
 
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl}
+def brax() -> dict:
+    return brax_ppo(rsl_rl())  # the same networks and schedule as rsl_rl's
+
+
+ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "brax": brax}

@@ -1,0 +1,204 @@
+"""A Brax PPO training or playing session on a fleetlab env (what rl/workflow.py drives).
+
+Training is ONE call of Brax's `ppo.train`: rollout, GAE and update are one XLA program per epoch of
+`log_interval` iterations, pmapped over every device of every process (one device per process: see
+docs/distributed.md). We hook in only through its documented arguments: the env (`env.BraxEnv`, wrapped by
+`env.VmapOnly`), `progress_fn` and `policy_params_fn` (on process 0, after each epoch: console, TensorBoard,
+checkpoints, videos), and `restore_params` (resume)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import torch
+
+from fleetlab.distributed import parameter_checksum
+from fleetlab.envs import to_jax, to_torch
+from fleetlab.errors import FleetlabError
+from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.brax import params as brax_params
+from fleetlab.rl.brax.env import BraxEnv, VmapOnly
+from fleetlab.rl.console import Progress
+from fleetlab.rl.library import Resume
+
+
+class BraxSession:
+    def __init__(self, run, ctx, env, run_dir: str | None, resume: Resume | None):
+        self.run, self.ctx, self.env, self.run_dir = run, ctx, env, run_dir
+        self.cfg = cfg = run.agent_cfg
+        self.brax_env = BraxEnv(env.core)
+        self.num_envs_total = env.num_envs * ctx.world_size
+        self.iteration_steps = self.num_envs_total * cfg["num_steps_per_env"]
+        minibatches = cfg["ppo"]["num_minibatches"]
+        if self.num_envs_total % minibatches:
+            raise FleetlabError(f"brax needs the envs of all processes ({self.num_envs_total}) to be a multiple of "
+                                f"agent.ppo.num_minibatches ({minibatches}): change --num_envs or the override")
+        self.make_policy, self.params = brax_params.initial(self.brax_env, cfg, run.seed)
+        self.start_iteration = 0
+        self.resumed = False
+        self.writer = None
+        if ctx.is_writer and run_dir is not None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(run_dir, flush_secs=10)
+        self.sps: list[float] = []
+        self.last: dict = {}
+        self.episode_rows: list[np.ndarray] = []
+        self.learn_s = None
+        self.videos = None  # set by rl/workflow.py through step_hooks: see learn()
+
+    # -- Session --------------------------------------------------------------------------------------------------
+
+    def restore(self, resume: Resume) -> None:
+        self.params = brax_params.from_checkpoint(self.params, resume.checkpoint, resume.path)
+        self.resumed = True
+        if self.run.play:
+            return
+        done = int(resume.checkpoint["iteration"])
+        self.start_iteration = done
+        # A launcher restart continues to the same final iteration; an explicit --checkpoint trains
+        # max_iterations MORE (Isaac Lab's rule, as for the other libraries).
+        self.cfg["max_iterations"] = max(self.cfg["max_iterations"], done) if resume.auto else done + self.cfg["max_iterations"]
+        print(f"[fleetlab] resuming from {resume.path} at iteration {done}/{self.cfg['max_iterations']}: Brax's "
+              "ppo.train restores the normalizer, policy and value (its Adam moments and adaptive learning rate "
+              "start afresh)", flush=True)
+
+    def learn(self) -> None:
+        from brax.training.agents.ppo import train as ppo
+
+        from fleetlab.rl.brax import patches
+
+        cfg, ctx = self.cfg, self.ctx
+        total = cfg["max_iterations"]
+        remaining = total - self.start_iteration
+        if remaining <= 0:
+            print(f"[fleetlab] nothing to train: iteration {self.start_iteration} of {total} reached", flush=True)
+            return
+        per_epoch = epoch_length(remaining, cfg["log_interval"])
+        self.epoch_iterations = per_epoch
+        self.progress = Progress(total, self.start_iteration)
+        # rl/workflow.py hangs videos on the VecEnv's steps; Brax never steps that env, so they are taken here,
+        # between epochs
+        self.videos = next((h for h in self.env.step_hooks if hasattr(h, "record")), None)
+        ppo_cfg = dict(cfg["ppo"])
+        wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
+        start = time.time()
+        with patches.installed():
+            _, params, _ = ppo.train(
+                environment=self.brax_env,
+                num_timesteps=remaining * self.iteration_steps,
+                num_envs=self.num_envs_total,
+                batch_size=self.num_envs_total // ppo_cfg["num_minibatches"],
+                unroll_length=cfg["num_steps_per_env"],
+                episode_length=self.env.max_episode_length,  # unused by VmapOnly; Brax requires it
+                wrap_env_fn=wrap,
+                network_factory=brax_params.network_factory(cfg),
+                num_evals=remaining // per_epoch + 1,
+                run_evals=False,  # `fleetlab play` evaluates; Brax's eval env would be a second env to compile
+                max_devices_per_host=1,
+                # the base seed: Brax folds in the process index for the envs, and splits per device
+                seed=self.run.seed + self.start_iteration,
+                restore_params=self.params if self.resumed else None,
+                progress_fn=self._progress,
+                policy_params_fn=self._epoch_end,
+                **ppo_cfg,
+            )
+        self.learn_s = time.time() - start
+        self.params = params
+        if self.writer is not None:
+            self.writer.flush()
+
+    def policy(self):
+        act = jax.jit(self.make_policy(self.params, deterministic=True))
+        key = jax.random.PRNGKey(0)  # unused by the deterministic policy
+
+        def policy(obs: torch.Tensor) -> torch.Tensor:
+            return to_torch(act(to_jax(obs), key)[0])
+
+        return policy
+
+    def training_policy(self):
+        return self.policy()  # pure: the Brax policy keeps no state, and videos are taken between epochs
+
+    def checksum(self) -> str:
+        return parameter_checksum([np.asarray(x) for x in jax.tree.leaves(self.params)])
+
+    def results(self) -> tuple[dict, dict]:
+        steady = self.sps[1:] or self.sps  # the first epoch includes the XLA compile
+        per_process = statistics.median(steady) / self.ctx.world_size if steady else None
+        last = {**self.last, "iterations": self.cfg["max_iterations"]}
+        if self.learn_s:
+            last["fps_with_jit"] = (self.cfg["max_iterations"] - self.start_iteration) * self.iteration_steps / self.learn_s
+        return last, {"train_fps": per_process}
+
+    def export(self, folder: str) -> list[str]:
+        from fleetlab.rl.brax.export import export_policy
+
+        return export_policy(self.params, self.cfg, self.brax_env.observation_size, folder)
+
+    def mirror_scalars(self, wrap) -> None:
+        if self.writer is not None:
+            self.writer = wrap(self.writer)
+
+    # -- Brax's callbacks (process 0) and the env's statistics (every process) ------------------------------------
+
+    def _episode_stats(self, totals) -> None:
+        self.episode_rows.append(np.asarray(totals))
+
+    def _iteration(self, step: int) -> int:
+        return self.start_iteration + int(step) // self.iteration_steps
+
+    def _progress(self, step: int, metrics: dict) -> None:
+        it = self._iteration(step)
+        sps = float(metrics["training/sps"])
+        self.sps.append(sps)
+        rows = np.sum(self.episode_rows, axis=0) if self.episode_rows else None
+        self.episode_rows.clear()
+        scalars = {f"Loss/{k.removeprefix('training/')}": float(v) for k, v in metrics.items()
+                   if k.startswith("training/") and k not in ("training/sps", "training/walltime")}
+        scalars["Perf/total_fps"] = sps
+        if rows is not None and rows[0] > 0:
+            n = rows[0]
+            names = self.brax_env.stat_names
+            scalars["Train/mean_reward"] = rows[1] / n
+            scalars["Train/mean_episode_length"] = rows[2] / n
+            scalars[f"Episode_Termination/{self.env.core.task.termination_name}"] = rows[3]
+            scalars["Episode_Termination/time_out"] = rows[4]
+            for name, value in zip(names[5:], rows[5:]):
+                scalars[f"Episode_Reward/{name}"] = value / n / self.env.cfg.episode_length_s
+        self.last = {k: float(v) for k, v in scalars.items()}
+        if self.writer is not None:
+            for name, value in scalars.items():
+                self.writer.add_scalar(name, value, it)
+        print(self.progress.line(it - 1, sps, ret=scalars.get("Train/mean_reward"),
+                                 len=scalars.get("Train/mean_episode_length")), flush=True)
+
+    def _epoch_end(self, step: int, make_policy, params) -> None:
+        it = self._iteration(step)
+        self.params = params
+        if self.videos is not None:  # at env steps 0, N, 2N, ...: the first epoch end at or after each
+            env_steps = (it - self.start_iteration) * self.cfg["num_steps_per_env"]
+            if it == self.start_iteration or env_steps // self.videos.interval > self.videos.steps // self.videos.interval:
+                self.videos.record(env_steps)
+            self.videos.steps = env_steps
+        if self.run_dir is None or it == self.start_iteration:
+            return
+        interval = self.cfg["save_interval"]
+        crossed = it // interval > (it - self.epoch_iterations) // interval
+        if crossed or it == self.cfg["max_iterations"]:
+            self.save(os.path.join(self.run_dir, f"model_{it}.pt"), it, step)
+
+    def save(self, path: str, iteration: int, step: int) -> None:
+        ft.atomic_torch_save(brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
+                                                       self.start_iteration * self.iteration_steps + int(step)), path)
+
+
+def epoch_length(iterations: int, at_most: int) -> int:
+    """The largest divisor of `iterations` that is at most `at_most`: Brax runs whole epochs of equal length."""
+    return max(d for d in range(1, max(1, min(iterations, at_most)) + 1) if iterations % d == 0)

@@ -128,7 +128,7 @@ def _launch(opts, command: list[str]) -> int:
         print(f"[fleetlab launch] {library}{'-jax' if framework == 'jax' else ''}: {opts.nproc_per_node} process(es) "
               f"per node, nodes {opts.nnodes}, max_restarts {opts.max_restarts}; run dir {run_dir}", flush=True)
     if framework == "jax":
-        return _launch_jax(opts, min_nodes, max_nodes, rest)
+        return _launch_jax(opts, min_nodes, max_nodes, library, rest)
     return _launch_torch(opts, max_nodes, ["-m", "fleetlab", "train", "--library", library, *rest] if library else command)
 
 
@@ -186,7 +186,7 @@ def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
     return 0
 
 
-def _launch_jax(opts, min_nodes: int, max_nodes: int, train_args: list[str]) -> int:
+def _launch_jax(opts, min_nodes: int, max_nodes: int, library: str, train_args: list[str]) -> int:
     if min_nodes != max_nodes:
         raise FleetlabError("skrl's JAX launcher has a fixed number of nodes: --nnodes N, not MIN:MAX")
     address = opts.coordinator_address or opts.rdzv_endpoint
@@ -198,7 +198,7 @@ def _launch_jax(opts, min_nodes: int, max_nodes: int, train_args: list[str]) -> 
     main_py = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
     cmd = [sys.executable, "-m", "fleetlab.distributed.jax_launch", "--nnodes", str(max_nodes),
            "--nproc_per_node", str(opts.nproc_per_node), "--node_rank", str(opts.node_rank or 0),
-           "--coordinator_address", address, main_py, "train", "--library", "skrl", *train_args]
+           "--coordinator_address", address, main_py, "train", "--library", library, *train_args]
     code = 0
     for attempt in range(opts.max_restarts + 1):
         # Each attempt is a fresh group from skrl's launcher; workers resume from the run dir's checkpoints.

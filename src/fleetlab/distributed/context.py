@@ -98,7 +98,8 @@ class RunContext:
                 "(without it every process would train its own independent copy)"
             )
         if launcher == "jax" and ml_framework != "jax":
-            raise FleetlabError("launched by skrl's JAX launcher: pass --ml_framework jax")
+            raise FleetlabError("launched by the JAX launcher: train a JAX workflow (--library brax, or --library skrl "
+                                "--ml_framework jax), or launch with torchrun")
         if not distributed:
             launcher = "single"
 

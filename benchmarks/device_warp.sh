@@ -11,6 +11,10 @@
 #   TASK:LIB  a full training run from benchmarks/device_tasks.py, e.g. Humanoid-v0:rl_games
 #   go1=V,... Go1 flat trained for Isaac Lab's budget and played, per variant of benchmarks/device_go1.py
 #   benchgo1  `fleetlab bench train` (rsl_rl) for the Go1, both implementations, 4096 and 16384 envs
+#   braxbench   issue D: `fleetlab bench train --libraries brax rsl_rl` for Cartpole at 4096 and 16384 envs
+#   braxcartpole  issue D: brax trains Cartpole for 150 iterations at 4096 envs, then plays 1000 steps
+#   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
+#               process timed, after a short run that fills Warp's kernel cache
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -32,6 +36,20 @@ cold_step() {  # NAME TASK PRELOAD: one bench env run on empty caches; Warp's pe
     python3 -m fleetlab bench env --task Isaac-$2-v0 --num_envs 4096 --device cuda:0 --steps 50 --repeats 3 \
     --physics_impl warp --json "$OUT/cold_$1.json" > "$OUT/cold_$1.log" 2>&1
   echo "cold $1 rc $?" | tee -a "$log"
+}
+
+timed_run() {  # NAME GUARD_S FLEETLAB_ARGS...: one whole process timed from its start, in /tmp/runs/NAME;
+  # writes $OUT/NAME.log and $OUT/NAME_summary.json
+  local name=$1 guard=$2 dir=/tmp/runs/$1 t0 t1
+  shift 2
+  rm -rf "$dir" && mkdir -p "$dir"
+  t0=$(date +%s.%N)
+  (cd "$dir" && timeout "$guard" python3 -m fleetlab "$@" --headless --device cuda:0 > "$OUT/$name.log" 2>&1)
+  local rc=$?
+  t1=$(date +%s.%N)
+  echo "$name rc $rc whole process $(python3 -c "print(round($t1 - $t0, 1))") s: fleetlab $*" | tee -a "$log"
+  cp "$(find "$dir/logs" -name summary.json | head -1)" "$OUT/${name}_summary.json" 2>/dev/null
+  grep -E "^it " "$OUT/$name.log" | tail -3 | tee -a "$log"
 }
 
 for stage in "$@"; do
@@ -74,6 +92,21 @@ for stage in "$@"; do
       timeout 290 python3 -m fleetlab bench train --task Isaac-Velocity-Flat-Unitree-Go1-v0 --libraries rsl_rl \
         --num_envs 4096 16384 --iterations 20 --device cuda:0 --physics_impl warp jax --out "$OUT/bench_train_go1" >> "$log" 2>&1
       echo "bench train Go1 rc $?" | tee -a "$log" ;;
+    braxbench)
+      timeout 500 python3 -m fleetlab bench train --task Isaac-Cartpole-v0 --libraries brax rsl_rl --num_envs 4096 16384 \
+        --iterations 50 --device cuda:0 --out "$OUT/bench_train_cartpole_brax" >> "$log" 2>&1
+      echo "bench train brax rc $?" | tee -a "$log" ;;
+    braxcartpole)
+      timed_run brax_cartpole 200 train --library brax --task Isaac-Cartpole-v0 --num_envs 4096 --max_iterations 150
+      (cd /tmp/runs/brax_cartpole && timeout 150 python3 -m fleetlab play --library brax --task Isaac-Cartpole-v0 \
+        --num_envs 64 --steps 1000 --headless --device cuda:0 > "$OUT/brax_cartpole_play.log" 2>&1
+       echo "play rc $?" | tee -a "$log"; cp "$(find logs -name play.json | head -1)" "$OUT/brax_cartpole_play.json") ;;
+    braxhumanoid)
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/brax_humanoid_warmup.log" 2>&1
+      echo "warp cache warm-up rc $?" | tee -a "$log"
+      timed_run brax_humanoid 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
+        --physics_impl warp ;;
     *:*)
       PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
       echo "train $stage rc $?" | tee -a "$log" ;;

@@ -77,14 +77,14 @@ def test_every_library_offers_the_declared_interface():
         "restore", "learn", "policy", "checksum", "results", "export", "training_policy", "mirror_scalars"}
 
 
-@pytest.mark.parametrize("name", ["rsl_rl", "rl_games", "skrl"])
+@pytest.mark.parametrize("name", ["rsl_rl", "rl_games", "skrl", "brax"])
 def test_every_session_offers_the_declared_interface(name):
     """Each library package's session.py holds a class named *Session with every method of the protocol."""
     import importlib
 
     from fleetlab.rl.library import LIBRARIES, Session
 
-    assert set(LIBRARIES) == {"rsl_rl", "rl_games", "skrl"}, "a new library: add its name to this test's list"
+    assert set(LIBRARIES) == {"rsl_rl", "rl_games", "skrl", "brax"}, "a new library: add its name to this test's list"
     module = f"{LIBRARIES[name]}.session"
 
     cls = next(c for n, c in inspect.getmembers(importlib.import_module(module), inspect.isclass)
@@ -101,7 +101,7 @@ def test_library_modules_do_not_import_their_library():
 
     code = ("import sys, fleetlab.rl.library as l\n"
             "[l.library(n) for n in l.LIBRARIES]\n"
-            "print(sorted(m for m in ('rsl_rl', 'rl_games', 'skrl') if m in sys.modules))")
+            "print(sorted(m for m in ('rsl_rl', 'rl_games', 'skrl', 'brax') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": os.path.join(REPO, "src")})
     assert out.returncode == 0, out.stderr

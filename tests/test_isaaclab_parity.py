@@ -35,7 +35,7 @@ def test_env_overrides_are_checked_against_the_config_dataclass():
 
 def test_agent_picks_one_of_a_tasks_configs():
     entry = resolve("Isaac-Velocity-Flat-Unitree-Go1-v0")
-    assert agent_libraries(entry) == ["rsl_rl", "rl_games", "skrl"]
+    assert agent_libraries(entry) == ["rsl_rl", "rl_games", "skrl", "brax"]
     assert agent_cfg(entry, "rsl_rl")["actor"]["obs_normalization"] is True
     for name in ("rsl_rl_isaaclab", "rsl_rl_isaaclab_cfg_entry_point"):  # ours, and Isaac Lab's spelling
         cfg = agent_cfg(entry, "rsl_rl", name)
@@ -51,7 +51,7 @@ def test_list_shows_sizes_physics_and_configs():
     out = result.stdout
     go1 = out[out.index("Fleet-Go1-Flat-v0 (alias"):]
     assert "observations 48, actions 12; physics: jax, warp" in go1
-    assert "libraries: rsl_rl, rl_games, skrl; other agent configs (--agent): rsl_rl_isaaclab" in go1
+    assert "libraries: rsl_rl, rl_games, skrl, brax; other agent configs (--agent): rsl_rl_isaaclab" in go1
     humanoid = out[out.index("Fleet-Humanoid-v0"):]
     assert "observations 87, actions 21; physics: jax, warp" in humanoid
 

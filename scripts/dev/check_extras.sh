@@ -9,7 +9,7 @@ python=${PYTHON:-python3}
 root=$PWD
 export PIP_DISABLE_PIP_VERSION_CHECK=1 GIT_PYTHON_REFRESH=quiet JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES=""
 extras=("$@")
-[ ${#extras[@]} -gt 0 ] || extras=(rsl-rl rl-games skrl)
+[ ${#extras[@]} -gt 0 ] || extras=(rsl-rl rl-games skrl brax)
 for extra in "${extras[@]}"; do
   venv=.venv-extras/$extra
   rm -rf "$venv"
@@ -25,6 +25,7 @@ for extra in "${extras[@]}"; do
     rsl-rl) runs=("--library rsl_rl") ;;
     rl-games) runs=("--library rl_games") ;;
     skrl) runs=("--library skrl" "--library skrl --ml_framework jax") ;;
+    brax) runs=("--library brax") ;;
   esac
   for run in "${runs[@]}"; do
     dir=$(mktemp -d)

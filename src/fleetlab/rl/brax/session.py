@@ -26,6 +26,7 @@ from fleetlab.rl.brax import params as brax_params
 from fleetlab.rl.brax.env import BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
 from fleetlab.rl.library import Resume
+from fleetlab.rl.perf import XLA_COMPILES, count_xla_compiles
 
 
 class BraxSession:
@@ -47,7 +48,8 @@ class BraxSession:
             from torch.utils.tensorboard import SummaryWriter
 
             self.writer = SummaryWriter(run_dir, flush_secs=10)
-        self.sps: list[float] = []
+        self.sps: list[float] = []  # Brax's training/sps, one per epoch
+        self.compiles: list[int] = []  # XLA compilations in this process at each epoch's end
         self.last: dict = {}
         self.episode_rows: list[np.ndarray] = []
         self.learn_s = None
@@ -88,6 +90,7 @@ class BraxSession:
         self.videos = next((h for h in self.env.step_hooks if hasattr(h, "record")), None)
         ppo_cfg = dict(cfg["ppo"])
         wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
+        count_xla_compiles()
         start = time.time()
         with patches.installed():
             _, params, _ = ppo.train(
@@ -132,7 +135,10 @@ class BraxSession:
     def results(self) -> tuple[dict, dict]:
         steady = self.sps[1:] or self.sps  # the first epoch includes the XLA compile
         per_process = statistics.median(steady) / self.ctx.world_size if steady else None
-        last = {**self.last, "iterations": self.cfg["max_iterations"]}
+        last = {**self.last, "iterations": self.cfg["max_iterations"], "epoch_sps": self.sps,
+                "jax_backend_compiles": XLA_COMPILES[0],
+                # flat after the first epoch: every later epoch reuses the one compiled program
+                "compiles_after_first_epoch": self.compiles[-1] - self.compiles[0] if self.compiles else None}
         if self.learn_s:
             last["fps_with_jit"] = (self.cfg["max_iterations"] - self.start_iteration) * self.iteration_steps / self.learn_s
         return last, {"train_fps": per_process}
@@ -158,11 +164,13 @@ class BraxSession:
         it = self._iteration(step)
         sps = float(metrics["training/sps"])
         self.sps.append(sps)
+        self.compiles.append(XLA_COMPILES[0])
         rows = np.sum(self.episode_rows, axis=0) if self.episode_rows else None
         self.episode_rows.clear()
         scalars = {f"Loss/{k.removeprefix('training/')}": float(v) for k, v in metrics.items()
                    if k.startswith("training/") and k not in ("training/sps", "training/walltime")}
         scalars["Perf/total_fps"] = sps
+        scalars["Perf/xla_compiles"] = XLA_COMPILES[0]
         if rows is not None and rows[0] > 0:
             n = rows[0]
             names = self.brax_env.stat_names

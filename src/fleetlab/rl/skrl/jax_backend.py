@@ -14,6 +14,7 @@ from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum
 from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.perf import count_xla_compiles
 from fleetlab.rl.skrl.agent import fleet_runner
 from fleetlab.rl.skrl.env import SkrlEnvMixin
 
@@ -37,21 +38,6 @@ class CachedPmapJax:
         if key not in self.cache:
             self.cache[key] = jax.pmap(fun, **kwargs)
         return self.cache[key]
-
-
-BACKEND_COMPILES = [0]  # XLA compilations in this process, reported in summary.json (the pmap fix keeps it flat)
-_counting = [False]
-
-
-def count_backend_compiles() -> None:
-    """Count XLA compilations from now on (a jax.monitoring listener, registered once per process)."""
-    if not _counting[0]:
-        _counting[0] = True
-        jax.monitoring.register_event_duration_secs_listener(_count)
-
-
-def _count(event: str, _secs: float, **_kwargs) -> None:
-    BACKEND_COMPILES[0] += event == "/jax/core/compile/backend_compile_duration"
 
 
 def _psum(x):
@@ -114,7 +100,7 @@ _build_runner = fleet_runner(Runner, PPO, SyncedRunningStandardScaler)
 def build_runner(env, cfg: dict):
     skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
     skrl.config.jax.device = env.core.physics.device  # the env's device: the one local to this process
-    count_backend_compiles()
+    count_xla_compiles()
     return _build_runner(SkrlJaxEnv(env), cfg)
 
 

@@ -6,6 +6,7 @@ import time
 
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.library import Resume
+from fleetlab.rl.perf import XLA_COMPILES
 from fleetlab.rl.skrl.agent import TrainingState
 
 SAMPLE_COUNTERS = ("_g_i", "_c_i", "_mc_i")  # skrl-JAX's Gaussian/Categorical/MultiCategorical call counters
@@ -83,7 +84,7 @@ class SkrlSession:
     def results(self) -> tuple[dict, dict]:
         last = {"env_steps_total": self.steps, "fps_with_jit": self.steps / self.learn_s}
         if self.run.framework == "jax":
-            last["jax_backend_compiles"] = self.backend.BACKEND_COMPILES[0]
+            last["jax_backend_compiles"] = XLA_COMPILES[0]
         return last, {"train_fps": self.wrapped.steady_fps(self.run.agent_cfg["agent"]["rollouts"])}
 
     def export(self, folder: str) -> list[str]:

@@ -94,7 +94,7 @@ for stage in "$@"; do
       echo "bench train Go1 rc $?" | tee -a "$log" ;;
     braxbench)
       timeout 500 python3 -m fleetlab bench train --task Isaac-Cartpole-v0 --libraries brax rsl_rl --num_envs 4096 16384 \
-        --iterations 50 --device cuda:0 --out "$OUT/bench_train_cartpole_brax" >> "$log" 2>&1
+        --iterations 50 --device cuda:0 --physics_impl jax --out "$OUT/bench_train_cartpole_brax" >> "$log" 2>&1
       echo "bench train brax rc $?" | tee -a "$log" ;;
     braxcartpole)
       timed_run brax_cartpole 200 train --library brax --task Isaac-Cartpole-v0 --num_envs 4096 --max_iterations 150
@@ -107,6 +107,15 @@ for stage in "$@"; do
       echo "warp cache warm-up rc $?" | tee -a "$log"
       timed_run brax_humanoid 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
         --physics_impl warp ;;
+    braxprobe)  # where a brax Humanoid iteration goes: 30 iterations per variant of XLA's matmul settings
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 32768 --device cuda:0 --steps 50 \
+        --repeats 3 --physics_impl warp --json "$OUT/bench_env_humanoid_warp.json" > "$OUT/bench_env_humanoid_warp.log" 2>&1
+      echo "bench env rc $?" | tee -a "$log"
+      timed_run probe_default 150 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 30 --physics_impl warp
+      JAX_DEFAULT_MATMUL_PRECISION=tensorfloat32 timed_run probe_tf32 150 train --library brax --task Isaac-Humanoid-v0 \
+        --num_envs 16384 --max_iterations 30 --physics_impl warp
+      timed_run probe_1epoch 150 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 30 \
+        --physics_impl warp agent.ppo.num_updates_per_batch=1 ;;
     *:*)
       PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
       echo "train $stage rc $?" | tee -a "$log" ;;

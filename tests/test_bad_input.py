@@ -44,6 +44,7 @@ def files(tmp_path_factory):
 TRAIN = ["-m", "fleetlab", "train", "--library", "rsl_rl", *SMALL]
 PLAY = ["-m", "fleetlab", "play", "--library", "rsl_rl", *SMALL]
 RL_GAMES_PLAY = [os.path.join(REPO, "scripts", "reinforcement_learning", "rl_games", "play.py"), *SMALL]
+BRAX_PLAY = ["-m", "fleetlab", "play", "--library", "brax", *SMALL]
 SKRL_JAX_PLAY = ["-m", "fleetlab", "play", "--library", "skrl", "--ml_framework", "jax", *SMALL]
 
 CASES = {
@@ -69,6 +70,8 @@ CASES = {
                              "is not a readable checkpoint (damaged, truncated"),
     "another library's checkpoint": ([*RL_GAMES_PLAY, "--checkpoint", "{rsl_rl}"],
                                      "was written by rsl_rl, but rl_games was asked to read it"),
+    "rsl_rl checkpoint to brax play": ([*BRAX_PLAY, "--checkpoint", "{rsl_rl}"],
+                                       "was written by rsl_rl, but brax was asked to read it"),
     "malicious torch checkpoint": ([*PLAY, "--checkpoint", "{malicious}"], "refused to load"),
     "malicious skrl-JAX pickle": ([*SKRL_JAX_PLAY, "--checkpoint", "{malicious_jax}"], "refused to load"),
     "unknown task": ([*TRAIN, "--task", "Isaac-Cartpol-v0"], "Did you mean 'Isaac-Cartpole-v0'?"),

@@ -14,7 +14,6 @@ import statistics
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import torch
 
@@ -76,7 +75,7 @@ class BraxSession:
 
         from fleetlab.rl.brax import patches
 
-        cfg, ctx = self.cfg, self.ctx
+        cfg = self.cfg
         total = cfg["max_iterations"]
         remaining = total - self.start_iteration
         if remaining <= 0:

@@ -1,0 +1,124 @@
+"""--library brax: the torch export gives Brax's actions, and (with real processes on CPU, under the JAX launcher
+and gloo collectives) 2 processes train identical parameters that balance the pole, 2 localhost "nodes" train
+one run, and kill -9 of a worker restarts the group, which resumes from the last checkpoint."""
+
+import glob
+import json
+import os
+import re
+import signal
+import time
+import types
+
+import numpy as np
+import psutil
+import pytest
+from conftest import PYTHON, free_port, run_cmd
+from test_launch import Launch, no_leftover_workers  # noqa: F401  (the fixture ends leftover workers)
+
+SMALL = ["--device", "cpu"]
+
+
+@pytest.mark.parametrize("distribution", ["normal", "tanh_normal"])
+def test_exported_policy_gives_brax_actions(tmp_path, distribution):
+    """policy.pt (TorchScript) and policy.onnx rebuild Brax's deterministic policy, normalizer included."""
+    import jax
+    import jax.numpy as jnp
+    import torch
+
+    from fleetlab.rl.brax import params as brax_params
+    from fleetlab.rl.brax.export import export_policy
+    from fleetlab.tasks.cartpole.agents import brax as cartpole_brax
+
+    cfg = cartpole_brax()
+    cfg["network"]["distribution_type"] = distribution
+    cfg["ppo"]["normalize_observations"] = True
+    env = types.SimpleNamespace(observation_size=4, action_size=1)
+    make_policy, (normalizer, policy, value) = brax_params.initial(env, cfg, seed=3)
+    rng = np.random.default_rng(0)
+    # statistics far from (0, 1): an exporter that skipped the normalizer would give other actions
+    normalizer = normalizer.replace(mean=jnp.asarray(rng.normal(size=4), jnp.float32),
+                                    std=jnp.asarray(rng.uniform(0.2, 3.0, size=4), jnp.float32))
+    params = (normalizer, policy, value)
+    obs = rng.normal(size=(32, 4)).astype(np.float32)
+    want = np.asarray(make_policy(params, deterministic=True)(jnp.asarray(obs), jax.random.PRNGKey(0))[0])
+    paths = export_policy(params, cfg, 4, str(tmp_path))
+    got = torch.jit.load(paths[0])(torch.from_numpy(obs)).detach().numpy()
+    assert np.abs(want).max() > 1e-3  # the network is not trivially zero
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    import onnx
+
+    onnx.checker.check_model(onnx.load(paths[1]))
+
+
+def test_epoch_length_divides_the_iterations():
+    from fleetlab.rl.brax.session import epoch_length
+
+    assert epoch_length(150, 10) == 10
+    assert epoch_length(125, 10) == 5
+    assert epoch_length(7, 10) == 7
+    assert epoch_length(13, 10) == 1
+
+
+def _run_dir(root):
+    runs = sorted(glob.glob(os.path.join(root, "logs", "brax", "cartpole", "*")))
+    return runs[-1] if runs else None
+
+
+@pytest.mark.slow
+def test_two_processes_train_identical_params_that_balance(tmp_path):
+    launch = Launch(["--nproc_per_node", "2", "--", "train", "--library", "brax", "--num_envs", "128",
+                     "--max_iterations", "150", *SMALL], str(tmp_path))
+    code, out = launch.finish(900)
+    assert code == 0, out[-3000:]
+    summary = json.load(open(os.path.join(_run_dir(tmp_path), "summary.json")))
+    assert summary["world_size"] == 2 and summary["checksums_identical"], summary
+    assert summary["final"]["compiles_after_first_epoch"] == 0  # one compiled program for every later epoch
+    play = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", "brax", "--num_envs", "16", "--steps", "1000",
+                    *SMALL], str(tmp_path), timeout=600)
+    assert play.returncode == 0, play.stdout[-2000:] + play.stderr[-2000:]
+    result = json.load(open(os.path.join(_run_dir(tmp_path), "play.json")))
+    assert result["success_name"] == "|pole| < 0.2 rad" and result["success_fraction"] >= 0.95, result
+
+
+@pytest.mark.slow
+def test_two_localhost_nodes(tmp_path):
+    port = free_port()
+    nodes = [Launch(["--nnodes", "2", "--node_rank", str(r), "--nproc_per_node", "1", "--coordinator_address",
+                     f"127.0.0.1:{port}", "--", "train", "--library", "brax", "--num_envs", "64",
+                     "--max_iterations", "10", *SMALL], str(tmp_path)) for r in range(2)]
+    codes, outs = zip(*(n.finish(600) for n in nodes))
+    assert codes == (0, 0), [o[-2000:] for o in outs]
+    summary = json.load(open(os.path.join(_run_dir(tmp_path), "summary.json")))
+    assert summary["world_size"] == 2 and summary["checksums_identical"], summary
+    assert sorted(r["node_rank"] for r in summary["ranks"]) == [0, 1]
+
+
+def _rank_1_pid(launcher_pid):
+    for proc in psutil.Process(launcher_pid).children(recursive=True):
+        try:
+            if proc.environ().get("JAX_RANK") == "1" and "fleetlab" in " ".join(proc.cmdline()):
+                return proc.pid
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return None
+
+
+@pytest.mark.slow
+def test_kill_9_restarts_and_resumes_to_the_end(tmp_path):
+    launch = Launch(["--nproc_per_node", "2", "--max_restarts", "1", "--", "train", "--library", "brax",
+                     "--num_envs", "64", "--max_iterations", "40", "agent.save_interval=10", *SMALL], str(tmp_path))
+    deadline = time.time() + 400
+    while not (_run_dir(tmp_path) and glob.glob(os.path.join(_run_dir(tmp_path), "model_*.pt"))):
+        assert launch.proc.poll() is None and time.time() < deadline, launch.out[-3000:]
+        time.sleep(0.1)
+    run_dir = _run_dir(tmp_path)
+    seen = max(int(re.search(r"model_(\d+)", p).group(1)) for p in glob.glob(os.path.join(run_dir, "model_*.pt")))
+    os.kill(_rank_1_pid(launch.proc.pid), signal.SIGKILL)
+    code, out = launch.finish(600)
+    assert code == 0, out[-3000:]
+    resumed = re.search(r"resuming from \S+model_(\d+)\.pt at iteration (\d+)/40", out)
+    assert resumed and int(resumed.group(1)) >= seen, out[-3000:]
+    summary = json.load(open(os.path.join(run_dir, "summary.json")))
+    assert summary["world_size"] == 2 and summary["checksums_identical"], summary
+    assert os.path.isfile(os.path.join(run_dir, "model_40.pt"))

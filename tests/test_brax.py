@@ -17,7 +17,8 @@ SMALL = ["--device", "cpu"]
 
 @pytest.mark.parametrize("distribution", ["normal", "tanh_normal"])
 def test_exported_policy_gives_brax_actions(tmp_path, distribution):
-    """policy.pt (TorchScript) and policy.onnx rebuild Brax's deterministic policy, normalizer included."""
+    """policy.pt (TorchScript) rebuilds Brax's deterministic policy, normalizer included; policy.onnx is a valid
+    model of the same module (onnxruntime is not a dependency, so its actions are not compared here)."""
     import jax
     import jax.numpy as jnp
     import torch
@@ -45,6 +46,58 @@ def test_exported_policy_gives_brax_actions(tmp_path, distribution):
     import onnx
 
     onnx.checker.check_model(onnx.load(paths[1]))
+
+
+def test_device_put_replicated_shim_feeds_pmap_and_is_removed_after():
+    """brax 0.14.2 calls jax.device_put_replicated, which jax >= 0.10 removed: patches.installed() supplies it,
+    with the layout pmap takes, only while a session trains."""
+    import jax
+
+    from fleetlab.rl.brax import patches
+
+    had = hasattr(jax, "device_put_replicated")
+    devices = jax.local_devices()
+    with patches.installed():
+        out = jax.device_put_replicated({"a": np.arange(3.0)}, devices)
+        doubled = jax.pmap(lambda x: x * 2)(out["a"])
+    assert out["a"].shape == (len(devices), 3)
+    np.testing.assert_array_equal(np.asarray(doubled), np.tile(np.arange(3.0) * 2, (len(devices), 1)))
+    assert hasattr(jax, "device_put_replicated") == had  # scoped: nothing left behind
+
+
+def test_episode_stats_are_summed_once_per_rollout():
+    """VmapOnly hands the sink the statistics summed over every env (psum over Brax's pmap axis) once every
+    `report_every` steps, and zeroes them; in between the sink is not called."""
+    import jax
+    import jax.numpy as jnp
+    from brax.envs.base import State
+
+    from fleetlab.rl.brax.env import VmapOnly
+
+    class Counting:  # each step ends one episode of return 2 in every env
+        observation_size, action_size, backend = 1, 1, "mjx"
+
+        def reset(self, rng):
+            return State(pipeline_state=None, obs=jnp.zeros(1), reward=jnp.zeros(()), done=jnp.zeros(()),
+                         metrics={"steps": jnp.zeros((), jnp.int32), "episode_stats": jnp.zeros(2)}, info={})
+
+        def step(self, state, action):
+            metrics = {"steps": state.metrics["steps"] + 1,
+                       "episode_stats": state.metrics["episode_stats"] + jnp.array([1.0, 2.0])}
+            return state.replace(metrics=metrics)
+
+    reports = []
+    env = VmapOnly(Counting(), report_every=4, sink=lambda totals: reports.append(np.asarray(totals)))
+    num_envs = 8
+    state = jax.pmap(env.reset, axis_name="i")(jax.random.split(jax.random.PRNGKey(0), num_envs)[None])
+    step = jax.pmap(env.step, axis_name="i")
+    for _ in range(10):
+        state = step(state, jnp.zeros((1, num_envs, 1)))
+    jax.effects_barrier()
+    assert len(reports) == 2  # after steps 4 and 8
+    for totals in reports:
+        np.testing.assert_allclose(totals, [4 * num_envs, 8 * num_envs])
+    np.testing.assert_allclose(np.asarray(state.metrics["episode_stats"]).sum((0, 1)), [2 * num_envs, 4 * num_envs])
 
 
 def test_epoch_length_divides_the_iterations():

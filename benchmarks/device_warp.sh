@@ -13,6 +13,7 @@
 #   benchgo1  `fleetlab bench train` (rsl_rl) for the Go1, both implementations, 4096 and 16384 envs
 #   braxbench   issue D: `fleetlab bench train --libraries brax rsl_rl` for Cartpole at 4096 and 16384 envs
 #   braxcartpole  issue D: brax trains Cartpole for 150 iterations at 4096 envs, then plays 1000 steps
+#   humprobe    issue D: the Warp Humanoid step per variant (body forces, buffer sizes, graph mode), env and brax
 #   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
 #               process timed, after a short run that fills Warp's kernel cache
 set -u
@@ -107,6 +108,24 @@ for stage in "$@"; do
       echo "warp cache warm-up rc $?" | tee -a "$log"
       timed_run brax_humanoid 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
         --physics_impl warp ;;
+    humprobe)  # issue D: what a Warp Humanoid env step costs at 16384 and 32768 envs, per variant (NAME VAR=VALUE...):
+      # body forces in every substep (as before 2026-12-04) or the last only, buffer sizes, the graph mode; then
+      # brax for 30 iterations with the variants that matter
+      small="FLEETLAB_WARP_CONTACTS_PER_ENV=16 FLEETLAB_WARP_CONSTRAINTS_PER_ENV=128"
+      for v in "rne_every FLEETLAB_WARP_RNE_EVERY_SUBSTEP=1" "last_only" "small $small" \
+               "small_graph_warp $small FLEETLAB_WARP_GRAPH_MODE=WARP"; do
+        read -ra kv <<< "$v"
+        env "${kv[@]:1}" timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 32768 \
+          --device cuda:0 --steps 50 --repeats 3 --physics_impl warp --json "$OUT/humprobe_${kv[0]}.json" > "$OUT/humprobe_${kv[0]}.log" 2>&1
+        echo "humprobe ${kv[0]} rc $?: $(grep -h 'env-steps/s' "$OUT/humprobe_${kv[0]}.log" | tr '\n' ' ')" | tee -a "$log"
+      done
+      for v in "rne_every FLEETLAB_WARP_RNE_EVERY_SUBSTEP=1" "small $small" "small_graph_warp $small FLEETLAB_WARP_GRAPH_MODE=WARP"; do
+        read -ra kv <<< "$v"
+        export "${kv[@]:1}"
+        timed_run "humprobe_brax_${kv[0]}" 150 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 \
+          --max_iterations 30 --physics_impl warp
+        unset FLEETLAB_WARP_RNE_EVERY_SUBSTEP FLEETLAB_WARP_CONTACTS_PER_ENV FLEETLAB_WARP_CONSTRAINTS_PER_ENV FLEETLAB_WARP_GRAPH_MODE
+      done ;;
     braxprobe)  # where a brax Humanoid iteration goes: 30 iterations per variant of XLA's matmul settings
       timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 32768 --device cuda:0 --steps 50 \
         --repeats 3 --physics_impl warp --json "$OUT/bench_env_humanoid_warp.json" > "$OUT/bench_env_humanoid_warp.log" 2>&1

@@ -114,8 +114,8 @@ class Physics:
         shared one; both implementations take per-env model fields under vmap."""
         model = self.model if model is None else model
         data = data.replace(ctrl=ctrl)
-        for _ in range(self.decimation):  # unrolled: decimation is small and static
-            data = mjx.step(model, data)
+        for substep in range(self.decimation):  # unrolled: decimation is small and static
+            data = mjx.step(model if substep == self.decimation - 1 else _without_body_forces(model), data)
         return data
 
     def forward(self, data: mjx.Data) -> mjx.Data:
@@ -138,6 +138,16 @@ class Physics:
         from mujoco.mjx._src.smooth import rne_postconstraint
 
         return rne_postconstraint(self.model, data)
+
+
+def _without_body_forces(model: mjx.Model) -> mjx.Model:
+    """The model without MuJoCo Warp's opt.run_rne_postconstraint: the body forces of a substep before the last are
+    overwritten unread, and computing them costs a pass over the bodies per substep.
+    FLEETLAB_WARP_RNE_EVERY_SUBSTEP=1 keeps them in every substep, for measurements."""
+    if getattr(model.opt._impl, "run_rne_postconstraint", False) is not True or os.environ.get(
+            "FLEETLAB_WARP_RNE_EVERY_SUBSTEP") == "1":
+        return model
+    return model.replace(opt=model.opt.replace(_impl=model.opt._impl.replace(run_rne_postconstraint=False)))
 
 
 def external_force(data: mjx.Data, bodies) -> jax.Array:
@@ -194,8 +204,10 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
             warp_opt = warp_opt.replace(graph_mode=getattr(warp.JaxCallableGraphMode, graph_mode))
         model = model.replace(opt=model.opt.replace(_impl=warp_opt))
         _preload_warp_modules(jax_device)
-        template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=WARP_CONTACTS_PER_ENV * num_envs,
-                                 njmax=WARP_CONSTRAINTS_PER_ENV)
+        # FLEETLAB_WARP_CONTACTS_PER_ENV / FLEETLAB_WARP_CONSTRAINTS_PER_ENV override the buffer sizes, for measurements
+        contacts = int(os.environ.get("FLEETLAB_WARP_CONTACTS_PER_ENV") or WARP_CONTACTS_PER_ENV)
+        constraints = int(os.environ.get("FLEETLAB_WARP_CONSTRAINTS_PER_ENV") or WARP_CONSTRAINTS_PER_ENV)
+        template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=contacts * num_envs, njmax=constraints)
     else:
         template = mjx.make_data(model, device=jax_device, impl=impl)
     template = jax.device_put(template, jax_device)

@@ -6,7 +6,11 @@ brax_ppo(rsl_rl())`), so that both libraries train the same networks on the same
 - the same MLP sizes and activation, a Gaussian with a scalar std starting at `init_std` (rsl_rl's
   GaussianDistribution; Brax's default would squash the actions with tanh);
 - the same lr, adaptive-KL schedule, entropy, clip, gamma, lambda, max grad norm and observation normalization.
-  rsl_rl's value loss is value_loss_coef * MSE, Brax's 0.5 * vf_loss_coefficient * MSE: the coefficient doubles.
+  rsl_rl's value loss is value_loss_coef * MSE, Brax's 0.5 * vf_loss_coefficient * MSE: the coefficient doubles;
+  rsl_rl's clipped value loss (use_clipped_value_loss) is Brax's clipping_epsilon_value at the same clip;
+- time-outs bootstrapped as rsl_rl does (reward += gamma * V(s) on the time-out step): Brax's
+  bootstrap_on_timeout, fed by the `time_out` our BraxEnv reports. Brax's default instead drops the time-out
+  step's advantage (its `truncation` mask).
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ def brax_ppo(rsl_rl: dict) -> dict:
             "num_updates_per_batch": alg["num_learning_epochs"],
             "max_grad_norm": alg.get("max_grad_norm"),
             "vf_loss_coefficient": 2.0 * alg["value_loss_coef"],
+            "clipping_epsilon_value": alg["clip_param"] if alg.get("use_clipped_value_loss", True) else None,
+            "bootstrap_on_timeout": True,
             "normalize_observations": bool(actor.get("obs_normalization", False)),
             "reward_scaling": 1.0,
         },

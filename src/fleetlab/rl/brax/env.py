@@ -46,10 +46,12 @@ class BraxEnv:
 
     @staticmethod
     def _info(inner) -> dict:
-        # Brax's PPO reads these three after every step: `truncation` keeps GAE from treating a time-out as a
-        # failure (Brax's EpisodeWrapper would set it); the episode fields feed only its optional metric logger.
+        # Brax's PPO reads these after every step. A time-out is `time_out` (bootstrap_on_timeout adds gamma * V(s)
+        # to its reward, as rsl_rl does; brax_agents sets it) and not `truncation` (Brax's default, which would
+        # zero that step's advantage instead); the episode fields feed only Brax's optional metric logger.
         done = (inner.terminated | inner.truncated).astype(jnp.float32)
-        return {"truncation": inner.truncated.astype(jnp.float32), "episode_done": done, "episode_metrics": {}}
+        return {"truncation": jnp.zeros((), jnp.float32), "time_out": inner.truncated.astype(jnp.float32),
+                "episode_done": done, "episode_metrics": {}}
 
 
 class VmapOnly:

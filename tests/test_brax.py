@@ -115,6 +115,19 @@ def _run_dir(root):
 
 
 @pytest.mark.slow
+def test_a_warp_buffer_overflow_in_the_fused_rollout_is_a_one_line_error(tmp_path):
+    """Brax never calls VecEnv.step, whose check catches MuJoCo Warp's buffer overflows; the per-rollout statistics
+    carry the overflow instead, and training stops with the same one-line error. An Ant on 4 feet needs 4 contacts."""
+    out = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", "brax", "--task", "Isaac-Ant-v0", "--num_envs", "4",
+                   "--max_iterations", "2", "--device", "cpu", "--headless", "--physics_impl", "warp",
+                   "env.warp_contacts_per_env=1"], cwd=tmp_path, env_extra={"JAX_PLATFORMS": "cpu"})
+    assert out.returncode != 0
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("fleetlab: error: MuJoCo Warp ran out of its contact or constraint buffers during the"), last
+    assert "env.warp_constraints_per_env=" in last
+
+
+@pytest.mark.slow
 def test_two_processes_train_identical_params_that_balance(tmp_path):
     launch = Launch(["--nproc_per_node", "2", "--", "train", "--library", "brax", "--num_envs", "128",
                      "--max_iterations", "150", *SMALL], str(tmp_path))

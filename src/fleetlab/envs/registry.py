@@ -136,7 +136,9 @@ def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: 
     task = entry.make_task(**cfg_overrides)
     cfg = task.cfg
     physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl,
-                           num_envs=num_envs, body_forces=task.observe_needs_body_forces)
+                           num_envs=num_envs, body_forces=task.observe_needs_body_forces,
+                           contacts_per_env=getattr(cfg, "warp_contacts_per_env", None),
+                           constraints_per_env=getattr(cfg, "warp_constraints_per_env", None))
     return VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
 
 

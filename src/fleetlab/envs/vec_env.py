@@ -18,6 +18,7 @@ import torch
 
 from fleetlab.envs.core import Env, State
 from fleetlab.errors import FleetlabError
+from fleetlab.sim.mjx import warp_overflow_error
 
 
 def to_torch(array: jax.Array) -> torch.Tensor:
@@ -196,11 +197,7 @@ class VecEnv(gymnasium.Env):
             return
         actions_ok, outputs_ok, overflow = finite()
         if overflow:
-            raise FleetlabError(
-                f"MuJoCo Warp ran out of its contact or constraint buffers by step {self._steps} (overflow bits "
-                f"{int(overflow)}): the steps since are wrong. Raise fleetlab.sim.mjx.WARP_CONTACTS_PER_ENV / "
-                "WARP_CONSTRAINTS_PER_ENV, or use --physics_impl jax"
-            )
+            raise warp_overflow_error(f"by step {self._steps}", int(overflow))
         if not actions_ok:
             raise FleetlabError(
                 f"non-finite (NaN or inf) actions reached the env at step {self._steps}: the policy diverged; "

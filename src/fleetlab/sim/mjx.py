@@ -118,6 +118,19 @@ class Physics:
             data = mjx.step(model if substep == self.decimation - 1 else _without_body_forces(model), data)
         return data
 
+    def for_one_xla_loop(self) -> "Physics":
+        """This physics for a caller that steps it inside one compiled XLA loop (Brax's fused rollout): MJX's
+        default graph mode (WARP) instead of load_physics' WARP_STAGED. There the step's buffers keep their
+        addresses from one iteration to the next, so Warp replays its captured CUDA graph without staging copies
+        (H200, Humanoid, 16384 envs: brax trains at 2.02M steps/s against 1.51M, humprobe in
+        benchmarks/results/2026-12-04_h200_humanoid). A VecEnv step, called from Python, keeps WARP_STAGED."""
+        if self.impl != "warp" or self.device.platform == "cpu" or os.environ.get("FLEETLAB_WARP_GRAPH_MODE"):
+            return self
+        import warp
+
+        opt = self.model.opt._impl.replace(graph_mode=warp.JaxCallableGraphMode.WARP)
+        return dataclasses.replace(self, model=self.model.replace(opt=self.model.opt.replace(_impl=opt)))
+
     def forward(self, data: mjx.Data) -> mjx.Data:
         return mjx.forward(self.model, data)
 
@@ -138,6 +151,15 @@ class Physics:
         from mujoco.mjx._src.smooth import rne_postconstraint
 
         return rne_postconstraint(self.model, data)
+
+
+def warp_overflow_error(when: str, bits: int | None = None) -> FleetlabError:
+    bits_text = f" (overflow bits {bits})" if bits is not None else ""
+    return FleetlabError(
+        f"MuJoCo Warp ran out of its contact or constraint buffers {when}{bits_text}: the steps since "
+        "are wrong. Raise the task's warp_contacts_per_env / warp_constraints_per_env (e.g. "
+        f"env.warp_constraints_per_env=1024; defaults {WARP_CONTACTS_PER_ENV} and {WARP_CONSTRAINTS_PER_ENV}, "
+        "fleetlab.sim.mjx.WARP_CONTACTS_PER_ENV / WARP_CONSTRAINTS_PER_ENV), or use --physics_impl jax")
 
 
 def _without_body_forces(model: mjx.Model) -> mjx.Model:
@@ -178,9 +200,11 @@ def _preload_warp_modules(jax_device) -> None:
 
 
 def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
-                 num_envs: int = 1, body_forces: bool = False) -> Physics:
-    """The model on `device` with implementation `impl` ("auto", "jax", "warp"). `num_envs` sizes MuJoCo Warp's
-    contact buffer (shared by all envs); `body_forces` makes Warp compute cfrc_int in every step."""
+                 num_envs: int = 1, body_forces: bool = False, contacts_per_env: int | None = None,
+                 constraints_per_env: int | None = None) -> Physics:
+    """The model on `device` with implementation `impl` ("auto", "jax", "warp"). MuJoCo Warp's buffers:
+    `contacts_per_env` times `num_envs` contacts (shared by all envs) and `constraints_per_env` constraint rows per
+    env (None: WARP_CONTACTS_PER_ENV, WARP_CONSTRAINTS_PER_ENV). `body_forces` makes Warp compute cfrc_int."""
     impl = resolve_impl(impl, device)
     if decimation < 1:
         raise FleetlabError(f"decimation must be >= 1, got {decimation}")
@@ -204,9 +228,12 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
             warp_opt = warp_opt.replace(graph_mode=getattr(warp.JaxCallableGraphMode, graph_mode))
         model = model.replace(opt=model.opt.replace(_impl=warp_opt))
         _preload_warp_modules(jax_device)
-        # FLEETLAB_WARP_CONTACTS_PER_ENV / FLEETLAB_WARP_CONSTRAINTS_PER_ENV override the buffer sizes, for measurements
-        contacts = int(os.environ.get("FLEETLAB_WARP_CONTACTS_PER_ENV") or WARP_CONTACTS_PER_ENV)
-        constraints = int(os.environ.get("FLEETLAB_WARP_CONSTRAINTS_PER_ENV") or WARP_CONSTRAINTS_PER_ENV)
+        # Oversized buffers cost time: Warp's constraint and solver kernels run over every row of the buffer (H200,
+        # Humanoid, 16384 envs: 1.51M env-steps/s with 64 contacts and 512 rows per env, 2.11M with 16 and 128).
+        # FLEETLAB_WARP_CONTACTS_PER_ENV / FLEETLAB_WARP_CONSTRAINTS_PER_ENV override them, for measurements.
+        contacts = int(os.environ.get("FLEETLAB_WARP_CONTACTS_PER_ENV") or contacts_per_env or WARP_CONTACTS_PER_ENV)
+        constraints = int(os.environ.get("FLEETLAB_WARP_CONSTRAINTS_PER_ENV") or constraints_per_env
+                          or WARP_CONSTRAINTS_PER_ENV)
         template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=contacts * num_envs, njmax=constraints)
     else:
         template = mjx.make_data(model, device=jax_device, impl=impl)
@@ -214,4 +241,5 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
     return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl)
 
 
-__all__ = ["IMPLS", "Physics", "external_force", "incoming_wrench", "jax_device_for", "load_physics", "resolve_impl"]
+__all__ = ["IMPLS", "Physics", "external_force", "incoming_wrench", "jax_device_for", "load_physics", "resolve_impl",
+           "warp_overflow_error"]

@@ -43,6 +43,10 @@ class LocomotionCfg:
     default_joint_pos: dict = dataclasses.field(default_factory=dict)  # joint name -> rad (others 0)
     reset_joint_pos_range: tuple = (-0.2, 0.2)  # offsets added to the default joint positions
     reset_joint_vel_range: tuple = (-0.1, 0.1)
+    # MuJoCo Warp's buffers per env (None: fleetlab.sim.mjx's defaults, 64 contacts and 512 constraint rows); a
+    # step that needs more stops training with an error
+    warp_contacts_per_env: int | None = None
+    warp_constraints_per_env: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,9 +9,11 @@ import jax
 import jax.numpy as jnp
 from brax.envs.base import State
 
+from fleetlab.envs.core import Env
+
 # per env, summed over the episodes that ended since the last report: [episodes, return, length, terminated,
-# time_out, then each weighted reward term]
-STAT_NAMES = ("episodes", "return", "length", "terminated", "time_out")
+# time_out, then each weighted reward term]; and `overflow`, the steps that MuJoCo Warp's buffers overflowed in
+STAT_NAMES = ("episodes", "return", "length", "terminated", "time_out", "overflow")
 
 
 class BraxEnv:
@@ -22,7 +24,8 @@ class BraxEnv:
     backend = "mjx"
 
     def __init__(self, core):
-        self.core = core
+        # Brax steps the physics inside one XLA loop: MuJoCo Warp's graph mode for that (Physics.for_one_xla_loop)
+        self.core = Env(core.task, core.physics.for_one_xla_loop())
         self.observation_size = core.cfg.num_observations
         self.action_size = core.cfg.num_actions
         self.stat_names = [*STAT_NAMES, *core.reward_names]
@@ -38,8 +41,8 @@ class BraxEnv:
         inner = self.core.step(state.pipeline_state, action)
         done = inner.terminated | inner.truncated
         length = (state.pipeline_state.episode_length + 1) * done
-        ended = jnp.concatenate([jnp.stack([done, inner.ended_terms.sum(), length, inner.terminated, inner.truncated])
-                                 .astype(jnp.float32), inner.ended_terms])
+        ended = jnp.concatenate([jnp.stack([done, inner.ended_terms.sum(), length, inner.terminated, inner.truncated,
+                                            inner.overflow > 0]).astype(jnp.float32), inner.ended_terms])
         metrics = {"steps": state.metrics["steps"] + 1, "episode_stats": state.metrics["episode_stats"] + ended}
         return state.replace(pipeline_state=inner, obs=inner.obs, reward=inner.reward,
                              done=done.astype(jnp.float32), metrics=metrics, info=self._info(inner))

@@ -8,6 +8,7 @@ checkpoints, videos), and `restore_params` (resume)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import statistics
@@ -26,6 +27,7 @@ from fleetlab.rl.brax.env import BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
 from fleetlab.rl.library import Resume
 from fleetlab.rl.perf import XLA_COMPILES, count_xla_compiles
+from fleetlab.sim.mjx import warp_overflow_error
 
 
 class BraxSession:
@@ -91,7 +93,7 @@ class BraxSession:
         wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
         count_xla_compiles()
         start = time.time()
-        with patches.installed():
+        with patches.installed(), self._overflow_is_a_user_error():
             _, params, _ = ppo.train(
                 environment=self.brax_env,
                 num_timesteps=remaining * self.iteration_steps,
@@ -115,6 +117,18 @@ class BraxSession:
         self.params = params
         if self.writer is not None:
             self.writer.flush()
+
+    @contextlib.contextmanager
+    def _overflow_is_a_user_error(self):
+        """An exception in the stats callback reaches us as JAX's runtime error around it; an overflow is the
+        user's buffer sizes, so it becomes their one-line error."""
+        self.overflowed = False
+        try:
+            yield
+        except Exception:
+            if self.overflowed:
+                raise warp_overflow_error("during the rollout") from None
+            raise
 
     def policy(self):
         act = jax.jit(self.make_policy(self.params, deterministic=True))
@@ -155,6 +169,9 @@ class BraxSession:
 
     def _episode_stats(self, totals) -> None:
         self.episode_rows.append(np.asarray(totals))
+        if totals[5] > 0:  # summed over every process: each one stops its rollout here (see train)
+            self.overflowed = True
+            raise RuntimeError("MuJoCo Warp buffer overflow")
 
     def _iteration(self, step: int) -> int:
         return self.start_iteration + int(step) // self.iteration_steps
@@ -177,7 +194,7 @@ class BraxSession:
             scalars["Train/mean_episode_length"] = rows[2] / n
             scalars[f"Episode_Termination/{self.env.core.task.termination_name}"] = rows[3]
             scalars["Episode_Termination/time_out"] = rows[4]
-            for name, value in zip(names[5:], rows[5:]):
+            for name, value in zip(names[6:], rows[6:]):
                 scalars[f"Episode_Reward/{name}"] = value / n / self.env.cfg.episode_length_s
         self.last = {k: float(v) for k, v in scalars.items()}
         if self.writer is not None:

@@ -25,4 +25,9 @@ class HumanoidCfg(LocomotionCfg):
     joint_vel_scale: float = 0.1
     feet_force_scale: float = 0.01
     feet: tuple = ("left_foot", "right_foot")
+    # At most 14 contacts touch the floor (4 foot and 2 shin capsules with 2 each, 2 hand spheres with 1), 4 rows
+    # each (pyramidal, condim 3), plus 21 joint limits: 77 rows. MuJoCo C over 200 random-action episodes: 8
+    # contacts and 34 rows at most. The contact buffer is shared by all envs, so one env may use more than 16.
+    warp_contacts_per_env: int = 16
+    warp_constraints_per_env: int = 128
 

@@ -103,11 +103,8 @@ for stage in "$@"; do
         --num_envs 64 --steps 1000 --headless --device cuda:0 > "$OUT/brax_cartpole_play.log" 2>&1
        echo "play rc $?" | tee -a "$log"; cp "$(find logs -name play.json | head -1)" "$OUT/brax_cartpole_play.json") ;;
     braxhumanoid)
-      # the warm-up is a 1-iteration brax run: Warp builds some kernels per graph mode, and brax's differs from
-      # the VecEnv's (a `bench env` warm-up left ~28 s of kernel builds in brax's first epoch)
-      (mkdir -p /tmp/runs/warmup && cd /tmp/runs/warmup && timeout 150 python3 -m fleetlab train --library brax \
-        --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 1 --physics_impl warp --headless --device cuda:0 \
-        > "$OUT/brax_humanoid_warmup.log" 2>&1)
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/brax_humanoid_warmup.log" 2>&1
       echo "warp cache warm-up rc $?" | tee -a "$log"
       timed_run brax_humanoid 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
         --physics_impl warp ;;

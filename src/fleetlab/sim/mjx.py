@@ -128,8 +128,7 @@ class Physics:
             return self
         import warp
 
-        opt = self.model.opt._impl.replace(graph_mode=warp.JaxCallableGraphMode.WARP)
-        return dataclasses.replace(self, model=self.model.replace(opt=self.model.opt.replace(_impl=opt)))
+        return dataclasses.replace(self, model=_with_warp_opt(self.model, graph_mode=warp.JaxCallableGraphMode.WARP))
 
     def forward(self, data: mjx.Data) -> mjx.Data:
         return mjx.forward(self.model, data)
@@ -169,7 +168,12 @@ def _without_body_forces(model: mjx.Model) -> mjx.Model:
     if getattr(model.opt._impl, "run_rne_postconstraint", False) is not True or os.environ.get(
             "FLEETLAB_WARP_RNE_EVERY_SUBSTEP") == "1":
         return model
-    return model.replace(opt=model.opt.replace(_impl=model.opt._impl.replace(run_rne_postconstraint=False)))
+    return _with_warp_opt(model, run_rne_postconstraint=False)
+
+
+def _with_warp_opt(model: mjx.Model, **changes) -> mjx.Model:
+    """The model with MuJoCo Warp's own options (model.opt._impl) changed."""
+    return model.replace(opt=model.opt.replace(_impl=model.opt._impl.replace(**changes)))
 
 
 def external_force(data: mjx.Data, bodies) -> jax.Array:

@@ -135,6 +135,27 @@ for stage in "$@"; do
         --num_envs 16384 --max_iterations 30 --physics_impl warp
       timed_run probe_1epoch 150 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 30 \
         --physics_impl warp agent.ppo.num_updates_per_batch=1 ;;
+    braxtime)  # issue D: where the brax Humanoid's whole-process time goes (summary.json's timeline and XLA
+      # compile seconds; Python's import times), cold against warm JAX cache, XLA's autotuning off, 32768 envs
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/braxtime_warmup.log" 2>&1
+      echo "warp cache warm-up rc $?" | tee -a "$log"
+      python3 -X importtime -c "import fleetlab.rl.workflow, fleetlab.tasks, brax.training.agents.ppo.train" 2> "$OUT/braxtime_importtime.log"
+      sort -t'|' -k2 -n "$OUT/braxtime_importtime.log" | tail -4 | tee -a "$log"
+      export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_bt
+      timed_run braxtime_cold 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 --physics_impl warp
+      timed_run braxtime_warm 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 --physics_impl warp
+      export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_bt_noat
+      XLA_FLAGS=--xla_gpu_autotune_level=0 timed_run braxtime_noautotune 200 train --library brax --task Isaac-Humanoid-v0 \
+        --num_envs 16384 --max_iterations 125 --physics_impl warp
+      timed_run braxtime_32k 150 train --library brax --task Isaac-Humanoid-v0 --num_envs 32768 --max_iterations 20 --physics_impl warp
+      for f in "$OUT"/braxtime_*_summary.json; do
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
+print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s', 'jax_backend_compiles')},
+      'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
+      'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$f" | tee -a "$log"
+      done
+      (cd "$OUT" && tar czf braxtime.tgz braxtime_* && rm -f braxtime_*.log braxtime_*.json) ;;  # the tool fetches few files
     *:*)
       PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
       echo "train $stage rc $?" | tee -a "$log" ;;

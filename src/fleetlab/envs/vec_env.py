@@ -31,7 +31,7 @@ def to_jax(tensor: torch.Tensor) -> jax.Array:
     return jax.dlpack.from_dlpack(tensor.detach().contiguous())
 
 
-def _seconds_since_process_start() -> float:
+def seconds_since_process_start() -> float:
     import psutil
 
     return time.time() - psutil.Process().create_time()
@@ -106,7 +106,7 @@ class VecEnv(gymnasium.Env):
         self.compile_s: float | None = None  # wall time of the first step (XLA compile), for benchmarks
         self._steps = 0
         self.reset()
-        self.startup_s = _seconds_since_process_start()  # imports + distributed init + env build, for benchmarks
+        self.startup_s = seconds_since_process_start()  # imports + distributed init + env build, for benchmarks
 
     # -- the jitted pieces -------------------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ from typing import Callable
 
 import torch
 
+from fleetlab.envs.vec_env import seconds_since_process_start
+
 
 def rollout_fps(env, policy: Callable[[torch.Tensor], torch.Tensor] | None, steps: int = 200) -> float:
     """Env-steps/s of `steps` steps through the torch view: random actions (policy None) or `policy(obs)`."""
@@ -28,10 +30,8 @@ def rollout_fps(env, policy: Callable[[torch.Tensor], torch.Tensor] | None, step
 def perf_record(env, train_fps: float | None, policy=None, measure_rollouts: bool = False) -> dict:
     """This rank's figures for `fleetlab bench`: Isaac Lab's three FPS (env only, with policy inference, with
     training), the env's JIT time, the time from process start to now, and peak device memory."""
-    import psutil
-
     rec = {"train_fps": train_fps, "jit_s": env.compile_s, "startup_s": getattr(env, "startup_s", None),
-           "process_s": time.time() - psutil.Process().create_time()}
+           "process_s": seconds_since_process_start()}
     if measure_rollouts:
         rec["env_fps"] = rollout_fps(env, None)
         rec["inference_fps"] = rollout_fps(env, policy) if policy is not None else None
@@ -43,6 +43,8 @@ def perf_record(env, train_fps: float | None, policy=None, measure_rollouts: boo
 
 
 XLA_COMPILES = [0]  # XLA compilations in this process since count_xla_compiles(), reported in summary.json
+XLA_COMPILE_S = [0.0]  # their seconds: XLA's backend compile only
+JAX_TRACE_S = [0.0]  # seconds JAX spent tracing to jaxprs and lowering them to MLIR, before those compiles
 _counting = [False]
 
 
@@ -57,8 +59,12 @@ def count_xla_compiles() -> None:
         jax.monitoring.register_event_duration_secs_listener(_count_compile)
 
 
-def _count_compile(event: str, _secs: float, **_kwargs) -> None:
-    XLA_COMPILES[0] += event == "/jax/core/compile/backend_compile_duration"
+def _count_compile(event: str, secs: float, **_kwargs) -> None:
+    if event == "/jax/core/compile/backend_compile_duration":
+        XLA_COMPILES[0] += 1
+        XLA_COMPILE_S[0] += secs
+    elif event in ("/jax/core/compile/jaxpr_trace_duration", "/jax/core/compile/jaxpr_to_mlir_module_duration"):
+        JAX_TRACE_S[0] += secs
 
 
 def aggregate(perfs: list[dict]) -> dict:

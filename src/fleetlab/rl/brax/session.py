@@ -26,7 +26,7 @@ from fleetlab.rl.brax import params as brax_params
 from fleetlab.rl.brax.env import BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
 from fleetlab.rl.library import Resume
-from fleetlab.rl.perf import XLA_COMPILES, count_xla_compiles
+from fleetlab.rl.perf import JAX_TRACE_S, XLA_COMPILE_S, XLA_COMPILES, count_xla_compiles, seconds_since_process_start
 from fleetlab.sim.mjx import warp_overflow_error
 
 
@@ -51,6 +51,9 @@ class BraxSession:
             self.writer = SummaryWriter(run_dir, flush_secs=10)
         self.sps: list[float] = []  # Brax's training/sps, one per epoch
         self.compiles: list[int] = []  # XLA compilations in this process at each epoch's end
+        # seconds since the process started: when learn() began and each epoch ended (where a run's time goes)
+        self.learn_start_s: float | None = None
+        self.epoch_end_s: list[float] = []
         self.last: dict = {}
         self.episode_rows: list[np.ndarray] = []
         self.learn_s = None
@@ -92,6 +95,7 @@ class BraxSession:
         ppo_cfg = dict(cfg["ppo"])
         wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
         count_xla_compiles()
+        self.learn_start_s = seconds_since_process_start()
         start = time.time()
         with patches.installed(), self._overflow_is_a_user_error():
             _, params, _ = ppo.train(
@@ -151,7 +155,9 @@ class BraxSession:
         last = {**self.last, "iterations": self.cfg["max_iterations"], "epoch_sps": self.sps,
                 "jax_backend_compiles": XLA_COMPILES[0],
                 # flat after the first epoch: every later epoch reuses the one compiled program
-                "compiles_after_first_epoch": self.compiles[-1] - self.compiles[0] if self.compiles else None}
+                "compiles_after_first_epoch": self.compiles[-1] - self.compiles[0] if self.compiles else None,
+                "xla_compile_s": XLA_COMPILE_S[0], "jax_trace_s": JAX_TRACE_S[0], "learn_start_s": self.learn_start_s,
+                "epoch_end_s": self.epoch_end_s}
         if self.learn_s:
             last["fps_with_jit"] = (self.cfg["max_iterations"] - self.start_iteration) * self.iteration_steps / self.learn_s
         return last, {"train_fps": per_process}
@@ -179,6 +185,7 @@ class BraxSession:
     def _progress(self, step: int, metrics: dict) -> None:
         it = self._iteration(step)
         sps = float(metrics["training/sps"])
+        self.epoch_end_s.append(seconds_since_process_start())
         self.sps.append(sps)
         self.compiles.append(XLA_COMPILES[0])
         rows = np.sum(self.episode_rows, axis=0) if self.episode_rows else None

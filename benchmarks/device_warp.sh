@@ -14,6 +14,9 @@
 #   braxbench   issue D: `fleetlab bench train --libraries brax rsl_rl` for Cartpole at 4096 and 16384 envs
 #   braxcartpole  issue D: brax trains Cartpole for 150 iterations at 4096 envs, then plays 1000 steps
 #   humprobe    issue D: the Warp Humanoid step per variant (body forces, buffer sizes, graph mode), env and brax
+#   braxtime    issue D: where the Humanoid's whole-process time goes (timeline, compile seconds, imports, variants)
+#   braxwarm    issue D: the Humanoid's first and second run on one JAX compilation cache
+#   braxprofile issue D: the GPU time of 5 steady brax Humanoid iterations, per kernel
 #   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
 #               process timed, after a short run that fills Warp's kernel cache
 set -u
@@ -156,6 +159,25 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$f" | tee -a "$log"
       done
       (cd "$OUT" && tar czf braxtime.tgz braxtime_* && rm -f braxtime_*.log braxtime_*.json) ;;  # the tool fetches few files
+    braxwarm)  # issue D: the brax Humanoid twice on one JAX compilation cache, empty then filled (a user's first and
+      # second run of the task), after a short run that fills Warp's kernel cache
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/braxwarm_warmup.log" 2>&1
+      echo "warp cache warm-up rc $?" | tee -a "$log"
+      export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_bw
+      for run in first second; do
+        timed_run braxwarm_$run 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
+          --physics_impl warp
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
+print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s', 'jax_backend_compiles')},
+      'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
+      'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$OUT/braxwarm_${run}_summary.json" | tee -a "$log"
+      done
+      (cd "$OUT" && tar czf braxwarm.tgz braxwarm_* && rm -f braxwarm_*.log braxwarm_*.json) ;;
+    braxprofile)  # issue D: the GPU time of 5 steady brax Humanoid iterations per kernel (benchmarks/brax_profile.py)
+      timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
+      echo "brax profile rc $?" | tee -a "$log"
+      tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log" ;;
     *:*)
       PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
       echo "train $stage rc $?" | tee -a "$log" ;;

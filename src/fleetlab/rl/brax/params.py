@@ -41,10 +41,14 @@ def initial(brax_env, cfg: dict, seed: int):
     normalize = running_statistics.normalize if cfg["ppo"]["normalize_observations"] else (lambda x, _: x)
     network = network_factory(cfg)(brax_env.observation_size, brax_env.action_size,
                                    preprocess_observations_fn=normalize)
-    key_policy, key_value = jax.random.split(jax.random.PRNGKey(seed))
-    normalizer = running_statistics.init_state(specs.Array((brax_env.observation_size,), jnp.dtype("float32")))
-    params = (normalizer, network.policy_network.init(key_policy), network.value_network.init(key_value))
-    return ppo_networks.make_inference_fn(network), params
+
+    @jax.jit  # one program, instead of one small compile per op of the eager init
+    def init(key):
+        key_policy, key_value = jax.random.split(key)
+        normalizer = running_statistics.init_state(specs.Array((brax_env.observation_size,), jnp.dtype("float32")))
+        return normalizer, network.policy_network.init(key_policy), network.value_network.init(key_value)
+
+    return ppo_networks.make_inference_fn(network), init(jax.random.PRNGKey(seed))
 
 
 def to_checkpoint(params, cfg: dict, iteration: int, task_id: str, env_steps: int) -> dict:

@@ -159,21 +159,24 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$f" | tee -a "$log"
       done
       (cd "$OUT" && tar czf braxtime.tgz braxtime_* && rm -f braxtime_*.log braxtime_*.json) ;;  # the tool fetches few files
-    braxwarm)  # issue D: the brax Humanoid twice on one JAX compilation cache, empty then filled (a user's first and
-      # second run of the task), after a short run that fills Warp's kernel cache
-      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
-        --repeats 1 --physics_impl warp > "$OUT/braxwarm_warmup.log" 2>&1
+    braxwarm)  # issue D: the brax Humanoid, 65.5M steps, run after run on one JAX compilation cache, empty at first (a
+      # user's first, second, ... run of the task), after a short run that fills Warp's kernel cache. Knobs:
+      # BRAX_ENVS (16384) x BRAX_ROLLOUT (32) steps x 65.5M / their product iterations; BRAX_RUNS (first second)
+      envs=${BRAX_ENVS:-16384} rollout=${BRAX_ROLLOUT:-32}
+      its=$((65536000 / envs / rollout)) tag=braxwarm_${envs}x${rollout}
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs "$envs" --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/${tag}_warmup.log" 2>&1
       echo "warp cache warm-up rc $?" | tee -a "$log"
-      export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_bw
-      for run in first second; do
-        timed_run braxwarm_$run 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
-          --physics_impl warp
+      export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_$tag
+      for run in ${BRAX_RUNS:-first second}; do
+        timed_run ${tag}_$run 200 train --library brax --task Isaac-Humanoid-v0 --num_envs "$envs" --max_iterations "$its" \
+          --physics_impl warp agent.num_steps_per_env="$rollout"
         python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
 print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s', 'jax_backend_compiles')},
       'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
-      'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$OUT/braxwarm_${run}_summary.json" | tee -a "$log"
+      'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$OUT/${tag}_${run}_summary.json" | tee -a "$log"
       done
-      (cd "$OUT" && tar czf braxwarm.tgz braxwarm_* && rm -f braxwarm_*.log braxwarm_*.json) ;;
+      (cd "$OUT" && tar czf $tag.tgz ${tag}_* && rm -f ${tag}_*.log ${tag}_*.json) ;;
     braxprofile)  # issue D: the GPU time of 5 steady brax Humanoid iterations per kernel (benchmarks/brax_profile.py)
       timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
       echo "brax profile rc $?" | tee -a "$log"

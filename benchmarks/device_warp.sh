@@ -181,6 +181,17 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
       echo "brax profile rc $?" | tee -a "$log"
       tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log" ;;
+    humrows)  # issue D: the Warp Humanoid step at 128, 96 and 80 constraint rows per env (the bound is 77), then
+      # where a process's start-up goes (benchmarks/startup_probe.py)
+      for rows in 128 96 80; do
+        FLEETLAB_WARP_CONSTRAINTS_PER_ENV=$rows timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 \
+          --num_envs 16384 --device cuda:0 --steps 50 --repeats 3 --physics_impl warp --json "$OUT/humrows_$rows.json" \
+          > "$OUT/humrows_$rows.log" 2>&1
+        echo "humrows $rows rc $?: $(grep -h 'env-steps/s' "$OUT/humrows_$rows.log" | tr '\n' ' ')" | tee -a "$log"
+      done
+      timeout 120 python3 benchmarks/startup_probe.py "$OUT" > "$OUT/startup_probe.log" 2>&1
+      echo "startup probe rc $?: $(tail -1 "$OUT/startup_probe.log")" | tee -a "$log"
+      (cd "$OUT" && tar czf humrows.tgz humrows_* startup_probe.* && rm -f humrows_*.log humrows_*.json startup_probe.*) ;;
     *:*)
       PHYSICS_IMPL=${PHYSICS_IMPL:-warp} timeout 590 python3 benchmarks/device_tasks.py "$COMMIT" "${stage%%:*} ${stage#*:}" >> "$log" 2>&1
       echo "train $stage rc $?" | tee -a "$log" ;;

@@ -56,6 +56,7 @@ class BraxSession:
         self.epoch_end_s: list[float] = []
         self.last: dict = {}
         self.episode_rows: list[np.ndarray] = []
+        self.last_rollout: np.ndarray | None = None  # the statistics of the latest rollout (one iteration)
         self.learn_s = None
         self.videos = None  # set by rl/workflow.py through step_hooks: see learn()
 
@@ -158,6 +159,13 @@ class BraxSession:
                 "compiles_after_first_epoch": self.compiles[-1] - self.compiles[0] if self.compiles else None,
                 "xla_compile_s": XLA_COMPILE_S[0], "jax_trace_s": JAX_TRACE_S[0], "learn_start_s": self.learn_start_s,
                 "epoch_end_s": self.epoch_end_s}
+        if self.last_rollout is not None and self.last_rollout[0] > 0:
+            # the episodes that ended in the final iteration alone: the window closest to rsl_rl's Train/mean_reward
+            # (its last 100 episodes), where the per-epoch figure above averages `log_interval` iterations of a
+            # rising curve
+            n = self.last_rollout[0]
+            last["Train/mean_reward_last_iteration"] = float(self.last_rollout[1] / n)
+            last["Train/mean_episode_length_last_iteration"] = float(self.last_rollout[2] / n)
         if self.learn_s:
             last["fps_with_jit"] = (self.cfg["max_iterations"] - self.start_iteration) * self.iteration_steps / self.learn_s
         return last, {"train_fps": per_process}
@@ -174,7 +182,8 @@ class BraxSession:
     # -- Brax's callbacks (process 0) and the env's statistics (every process) ------------------------------------
 
     def _episode_stats(self, totals) -> None:
-        self.episode_rows.append(np.asarray(totals))
+        self.last_rollout = np.asarray(totals)
+        self.episode_rows.append(self.last_rollout)
         if totals[5] > 0:  # summed over every process: each one stops its rollout here (see train)
             self.overflowed = True
             raise RuntimeError("MuJoCo Warp buffer overflow")

@@ -28,6 +28,7 @@ class HumanoidCfg(LocomotionCfg):
     # At most 14 contacts touch the floor (4 foot and 2 shin capsules with 2 each, 2 hand spheres with 1), 4 rows
     # each (pyramidal, condim 3), plus 21 joint limits: 77 rows. MuJoCo C over 200 random-action episodes: 8
     # contacts and 34 rows at most. The contact buffer is shared by all envs, so one env may use more than 16.
+    # 96 rows keep 19 above the bound (H200, 16384 envs: 2.21M env-steps/s against 2.13M at 128 and 2.24M at 80).
     warp_contacts_per_env: int = 16
-    warp_constraints_per_env: int = 128
+    warp_constraints_per_env: int = 96
 

@@ -135,7 +135,12 @@ def test_two_processes_train_identical_params_that_balance(tmp_path):
     assert code == 0, out[-3000:]
     summary = json.load(open(os.path.join(_run_dir(tmp_path), "summary.json")))
     assert summary["world_size"] == 2 and summary["checksums_identical"], summary
-    assert summary["final"]["compiles_after_first_epoch"] == 0  # one compiled program for every later epoch
+    final = summary["final"]
+    assert final["compiles_after_first_epoch"] == 0  # one compiled program for every later epoch
+    # where the time went: learn() began before the first epoch ended, the epochs ended in order, compiles took time
+    assert 0 < final["learn_start_s"] < final["epoch_end_s"][0] and final["epoch_end_s"] == sorted(final["epoch_end_s"])
+    assert final["xla_compile_s"] > 0 and final["jax_trace_s"] > 0, final
+    assert 0 < final["Train/mean_episode_length_last_iteration"] <= 300, final  # Cartpole's episodes: 300 steps
     play = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", "brax", "--num_envs", "16", "--steps", "1000",
                     *SMALL], str(tmp_path), timeout=600)
     assert play.returncode == 0, play.stdout[-2000:] + play.stderr[-2000:]

@@ -1,13 +1,17 @@
 """--library brax: the torch export gives Brax's actions, and (with real processes on CPU, under the JAX launcher
 and gloo collectives) 2 processes train identical parameters that balance the pole, 2 localhost "nodes" train
-one run."""
+one run, and kill -9 of a worker restarts the group, which resumes from the last checkpoint."""
 
 import glob
 import json
 import os
+import re
+import signal
+import time
 import types
 
 import numpy as np
+import psutil
 import pytest
 from conftest import PYTHON, free_port, run_cmd
 from test_launch import Launch, no_leftover_workers  # noqa: F401  (the fixture ends leftover workers)
@@ -158,3 +162,38 @@ def test_two_localhost_nodes(tmp_path):
     assert codes == (0, 0), [o[-2000:] for o in outs]
     summary = json.load(open(os.path.join(tmp_path, "logs", "brax", "cartpole", "job42", "summary.json")))
     assert summary["world_size"] == 2 and summary["checksums_identical"], summary
+    assert sorted(r["node_rank"] for r in summary["ranks"]) == [0, 1], summary["ranks"]
+
+
+def _jax_rank_1_pid(launcher_pid):
+    for proc in psutil.Process(launcher_pid).children(recursive=True):
+        try:
+            if proc.environ().get("JAX_RANK") == "1" and "fleetlab" in " ".join(proc.cmdline()):
+                return proc.pid
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return None
+
+
+@pytest.mark.slow
+def test_kill_9_restarts_and_resumes_to_the_end(tmp_path):
+    """`fleetlab launch --max_restarts 1`: SIGKILL of rank 1 mid-run ends the group, the launcher starts it again, and
+    rank 0 resumes from a checkpoint no older than the last one written before the kill, then trains to the end."""
+    launch = Launch(["--nproc_per_node", "2", "--max_restarts", "1", "--", "train", "--library", "brax",
+                     "--num_envs", "64", "--max_iterations", "40", "agent.save_interval=10", *SMALL], str(tmp_path))
+    deadline = time.time() + 400
+    while not (_run_dir(tmp_path) and glob.glob(os.path.join(_run_dir(tmp_path), "model_*.pt"))):
+        assert launch.proc.poll() is None and time.time() < deadline, launch.out[-3000:]
+        time.sleep(0.1)
+    run_dir = _run_dir(tmp_path)
+    seen = max(int(re.search(r"model_(\d+)", p).group(1)) for p in glob.glob(os.path.join(run_dir, "model_*.pt")))
+    assert seen < 40, "the run ended before the kill: make it longer"
+    os.kill(_jax_rank_1_pid(launch.proc.pid), signal.SIGKILL)
+    code, out = launch.finish(600)
+    assert code == 0, out[-3000:]
+    assert "restart 1/1" in out, out[-3000:]
+    resumed = re.search(r"resuming from \S+model_(\d+)\.pt at iteration (\d+)/40", out)
+    assert resumed and int(resumed.group(1)) >= seen, out[-3000:]
+    summary = json.load(open(os.path.join(run_dir, "summary.json")))
+    assert summary["world_size"] == 2 and summary["checksums_identical"], summary
+    assert os.path.isfile(os.path.join(run_dir, "model_40.pt"))

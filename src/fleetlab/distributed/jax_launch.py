@@ -1,12 +1,15 @@
 """`python -m fleetlab.distributed.jax_launch` = skrl's JAX launcher (`python -m skrl.utils.distributed.jax`, same
-flags), with two upstream gaps fixed:
+flags), with three upstream gaps fixed:
 - upstream runs each child through subprocess.run and ignores its return code, so a crashed run exits 0 and CI or
   a scheduler sees success: this exits with the first failing child's exit code;
 - upstream joins the children one by one, so when one crashes the others wait in a collective (jax.distributed's
-  heartbeat takes minutes to notice): this stops the others (SIGTERM, then SIGKILL) as soon as one fails."""
+  heartbeat takes minutes to notice): this stops the others (SIGTERM, then SIGKILL) as soon as one fails;
+- upstream gives each child JAX_RANK and JAX_LOCAL_RANK but not the number of processes per node, so a child
+  cannot tell its node (summary.json's node_rank): this adds JAX_LOCAL_WORLD_SIZE."""
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
 import os
 import signal
@@ -65,6 +68,9 @@ def main() -> int:
     # of launch() we swap in a target that keeps the child's exit code, and a Process class that keeps hold of the
     # processes to read it and to stop them.
     become_subreaper()
+    per_node = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    per_node.add_argument("--nproc-per-node", "--nproc_per_node", type=int, default=1)  # upstream's flag and default
+    os.environ["JAX_LOCAL_WORLD_SIZE"] = str(per_node.parse_known_args()[0].nproc_per_node)  # children copy os.environ
     done = threading.Event()
     threading.Thread(target=_stop_all_when_one_fails, args=(done,), daemon=True).start()
     # Upstream installs no handler: a SIGTERM kills the launcher and orphans the children. Pass it on instead, so

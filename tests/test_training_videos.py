@@ -17,12 +17,13 @@ NORMALIZED = {
     "skrl": ["agent.agent.state_preprocessor=RunningStandardScaler"],
     "skrl-jax": ["agent.agent.state_preprocessor=RunningStandardScaler", "--ml_framework", "jax"],
 }
+BRAX_NORMALIZED = ["agent.ppo.normalize_observations=true"]
 
 
 def train(cwd, library, extra=()):
     os.makedirs(cwd, exist_ok=True)
     proc = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library.split("-")[0], "--task", "Isaac-Cartpole-v0",
-                    "--num_envs", "16", "--max_iterations", "4", "--device", "cpu", *NORMALIZED[library], *extra],
+                    "--num_envs", "16", "--max_iterations", "4", "--device", "cpu", *NORMALIZED.get(library, []), *extra],
                    cwd, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     (summary,) = glob.glob(os.path.join(cwd, "logs", "**", "summary.json"), recursive=True)
@@ -40,5 +41,21 @@ def test_videos_during_training_leave_training_unchanged(tmp_path, library):
     assert videos == sorted(f"step-{s}.mp4" for s in range(0, steps, 30)), videos
     assert all(os.path.getsize(os.path.join(run_dir, "videos", "train", v)) > 1000 for v in videos)
     assert "video at env step 30" in out
+    checksums = lambda summary: [r["checksum"] for r in summary["ranks"]]  # noqa: E731
+    assert checksums(filmed) == checksums(plain), "the same parameters with and without videos"
+
+
+@pytest.mark.slow
+def test_brax_videos_between_epochs_leave_training_unchanged(tmp_path):
+    """Brax's rollouts never leave XLA, so its videos are taken between epochs (one iteration of 16 env steps each
+    here): at the first epoch end at or after each multiple of --video_interval."""
+    args = [*BRAX_NORMALIZED, "agent.log_interval=1"]
+    plain, _, _ = train(tmp_path / "plain", "brax", args)
+    filmed, run_dir, out = train(tmp_path / "video", "brax",
+                                 [*args, "--video", "--video_interval", "30", "--video_length", "5"])
+    videos = sorted(os.listdir(os.path.join(run_dir, "videos", "train")))
+    assert videos == ["step-0.mp4", "step-32.mp4", "step-64.mp4"], videos  # epochs end at steps 16, 32, 48, 64
+    assert all(os.path.getsize(os.path.join(run_dir, "videos", "train", v)) > 1000 for v in videos)
+    assert "video at env step 32" in out
     checksums = lambda summary: [r["checksum"] for r in summary["ranks"]]  # noqa: E731
     assert checksums(filmed) == checksums(plain), "the same parameters with and without videos"

@@ -11,10 +11,9 @@ import time
 import types
 
 import numpy as np
-import psutil
 import pytest
 from conftest import PYTHON, free_port, run_cmd
-from test_launch import Launch, no_leftover_workers  # noqa: F401  (the fixture ends leftover workers)
+from test_launch import Launch, no_leftover_workers, worker_pids  # noqa: F401  (the fixture ends leftover workers)
 
 SMALL = ["--device", "cpu"]
 
@@ -165,16 +164,6 @@ def test_two_localhost_nodes(tmp_path):
     assert sorted(r["node_rank"] for r in summary["ranks"]) == [0, 1], summary["ranks"]
 
 
-def _jax_rank_1_pid(launcher_pid):
-    for proc in psutil.Process(launcher_pid).children(recursive=True):
-        try:
-            if proc.environ().get("JAX_RANK") == "1" and "fleetlab" in " ".join(proc.cmdline()):
-                return proc.pid
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return None
-
-
 @pytest.mark.slow
 def test_kill_9_restarts_and_resumes_to_the_end(tmp_path):
     """`fleetlab launch --max_restarts 1`: SIGKILL of rank 1 mid-run ends the group, the launcher starts it again, and
@@ -188,7 +177,7 @@ def test_kill_9_restarts_and_resumes_to_the_end(tmp_path):
     run_dir = _run_dir(tmp_path)
     seen = max(int(re.search(r"model_(\d+)", p).group(1)) for p in glob.glob(os.path.join(run_dir, "model_*.pt")))
     assert seen < 40, "the run ended before the kill: make it longer"
-    os.kill(_jax_rank_1_pid(launch.proc.pid), signal.SIGKILL)
+    os.kill(worker_pids(launch.proc.pid)[1], signal.SIGKILL)
     code, out = launch.finish(600)
     assert code == 0, out[-3000:]
     assert "restart 1/1" in out, out[-3000:]

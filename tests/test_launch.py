@@ -103,15 +103,17 @@ def checkpoints(folder, pattern):
 
 
 def worker_pids(launcher_pid):
-    """{global rank: pid} of the launcher's training processes (read from their environment)."""
+    """{global rank: pid} of the launcher's training processes (read from their environment: torchrun's RANK, or
+    JAX_RANK from the JAX launcher)."""
     out = {}
     for proc in psutil.Process(launcher_pid).children(recursive=True):
         try:
             env = proc.environ()
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-        if "RANK" in env and "fleetlab" in " ".join(proc.cmdline()):
-            out[int(env["RANK"])] = proc.pid
+        rank = env.get("RANK", env.get("JAX_RANK"))
+        if rank is not None and "fleetlab" in " ".join(proc.cmdline()):
+            out[int(rank)] = proc.pid
     return out
 
 

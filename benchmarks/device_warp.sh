@@ -19,6 +19,9 @@
 #   braxprofile issue D: the GPU time of 5 steady brax Humanoid iterations, per kernel
 #   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
 #               process timed, after a short run that fills Warp's kernel cache
+#   braxcarry   issue D: the brax Humanoid with the physics Data carried in place against BASE_SRC's code (a
+#               `git archive BASE src` unpacked in a folder carried along), 30 iterations each on an empty JAX
+#               cache; XLA's Triton GEMMs off; then the first and second full run and a profile
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -177,6 +180,29 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$OUT/${tag}_${run}_summary.json" | tee -a "$log"
       done
       (cd "$OUT" && tar czf $tag.tgz ${tag}_* && rm -f ${tag}_*.log ${tag}_*.json) ;;
+    braxcarry)
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/braxcarry_warmup.log" 2>&1
+      echo "warp cache warm-up rc $?" | tee -a "$log"
+      hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp"
+      JAX_COMPILATION_CACHE_DIR=/tmp/jc_new30 timed_run braxcarry_new30 150 $hum --max_iterations 30
+      PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/${BASE_SRC:-.device_base}/src JAX_COMPILATION_CACHE_DIR=/tmp/jc_base30 \
+        timed_run braxcarry_base30 150 $hum --max_iterations 30
+      XLA_FLAGS=--xla_gpu_enable_triton_gemm=false JAX_COMPILATION_CACHE_DIR=/tmp/jc_notriton30 \
+        timed_run braxcarry_notriton30 150 $hum --max_iterations 30
+      for run in first second; do
+        JAX_COMPILATION_CACHE_DIR=/tmp/jc_full timed_run braxcarry_$run 200 $hum --max_iterations 125
+      done
+      for f in "$OUT"/braxcarry_*_summary.json; do
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
+print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s')},
+      'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
+      'ret', f.get('Train/mean_reward'), f.get('Train/mean_reward_last_iteration'), 'fps', p['train_fps'])" "$f" | tee -a "$log"
+      done
+      timeout 200 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
+      echo "brax profile rc $?" | tee -a "$log"
+      tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log"
+      (cd "$OUT" && tar czf braxcarry.tgz braxcarry_* && rm -f braxcarry_*.log braxcarry_*.json) ;;
     braxprofile)  # issue D: the GPU time of 5 steady brax Humanoid iterations per kernel (benchmarks/brax_profile.py)
       timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
       echo "brax profile rc $?" | tee -a "$log"

@@ -19,6 +19,8 @@
 #   braxprofile issue D: the GPU time of 5 steady brax Humanoid iterations, per kernel
 #   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
 #               process timed, after a short run that fills Warp's kernel cache
+#   braxcartflag  issue D: brax Cartpole (4096 envs, 100 iterations) with XLA's Triton GEMMs off (brax's default
+#               since 2026-12-04) and on
 #   braxcarry   issue D: the brax Humanoid with the physics Data carried in place against BASE_SRC's code (a
 #               `git archive BASE src` unpacked in a folder carried along), 30 iterations each on an empty JAX
 #               cache; XLA's Triton GEMMs off; then the first and second full run and a profile
@@ -203,6 +205,32 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       echo "brax profile rc $?" | tee -a "$log"
       tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log"
       (cd "$OUT" && tar czf braxcarry.tgz braxcarry_* && rm -f braxcarry_*.log braxcarry_*.json) ;;
+    braxgraph)  # issue D: brax Humanoid, 30 iterations, XLA's Triton GEMMs off, per MuJoCo Warp graph mode (WARP:
+      # Warp's FFI handler runs Python on every call; JAX: XLA captures the call into its own CUDA graphs)
+      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
+        --repeats 1 --physics_impl warp > "$OUT/braxgraph_warmup.log" 2>&1
+      echo "warp cache warm-up rc $?" | tee -a "$log"
+      hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 30"
+      export XLA_FLAGS=--xla_gpu_enable_triton_gemm=false
+      JAX_COMPILATION_CACHE_DIR=/tmp/jc_gw timed_run braxgraph_warp 150 $hum
+      FLEETLAB_WARP_GRAPH_MODE=JAX JAX_COMPILATION_CACHE_DIR=/tmp/jc_gj timed_run braxgraph_jax 150 $hum
+      XLA_FLAGS="$XLA_FLAGS --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUBLASLT,CUSTOM_CALL,WHILE,CONDITIONAL" \
+        FLEETLAB_WARP_GRAPH_MODE=JAX JAX_COMPILATION_CACHE_DIR=/tmp/jc_gjw timed_run braxgraph_jax_while 150 $hum
+      unset XLA_FLAGS
+      for f in "$OUT"/braxgraph_*_summary.json; do
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
+print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s']], 'fps', p['train_fps'], f['epoch_sps'])" "$f" | tee -a "$log"
+      done
+      (cd "$OUT" && tar czf braxgraph.tgz braxgraph_* && rm -f braxgraph_*.log braxgraph_*.json) ;;
+    braxcartflag)
+      cart="train --library brax --task Isaac-Cartpole-v0 --num_envs 4096 --max_iterations 100"
+      JAX_COMPILATION_CACHE_DIR=/tmp/jc_cart_off timed_run braxcart_triton_off 150 $cart
+      XLA_FLAGS=--xla_gpu_enable_triton_gemm=true JAX_COMPILATION_CACHE_DIR=/tmp/jc_cart_on timed_run braxcart_triton_on 150 $cart
+      for f in "$OUT"/braxcart_*_summary.json; do
+        python3 -c "import json,sys,statistics as st; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
+print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', p['process_s'], 'median epoch sps', st.median(f['epoch_sps'][1:]), 'ret', f.get('Train/mean_reward'))" "$f" | tee -a "$log"
+      done
+      (cd "$OUT" && tar czf braxcart.tgz braxcart_* && rm -f braxcart_*.log braxcart_*.json) ;;
     braxprofile)  # issue D: the GPU time of 5 steady brax Humanoid iterations per kernel (benchmarks/brax_profile.py)
       timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
       echo "brax profile rc $?" | tee -a "$log"

@@ -147,21 +147,6 @@ def test_the_carried_physics_data_steps_as_the_template_does():
     assert None in axes
 
 
-def test_triton_gemms_are_off_before_jax_starts(tmp_path):
-    """Brax.configure turns XLA's Triton GEMMs off while JAX's backend has not started, so that the flag takes
-    effect (XLA reads it once, at the start); a user's own setting of it is kept."""
-    code = ("import os; from jax._src import xla_bridge; from fleetlab.rl.args import parse; "
-            "from fleetlab.rl.run import resolve_run; "
-            "resolve_run('brax', parse('brax', argv=['--task', 'Isaac-Cartpole-v0']), play=False); "
-            "print(xla_bridge.backends_are_initialized(), os.environ['XLA_FLAGS'])")
-    for flags, want in (("", "False --xla_gpu_enable_triton_gemm=false"),
-                        ("--xla_dump_to=x", "False --xla_dump_to=x --xla_gpu_enable_triton_gemm=false"),
-                        ("--xla_gpu_enable_triton_gemm=true", "False --xla_gpu_enable_triton_gemm=true")):
-        out = run_cmd([PYTHON, "-c", code], cwd=tmp_path, env_extra={"XLA_FLAGS": flags})
-        assert out.returncode == 0, out.stderr
-        assert out.stdout.strip().splitlines()[-1] == want
-
-
 def test_epoch_length_divides_the_iterations():
     from fleetlab.rl.brax.session import epoch_length
 

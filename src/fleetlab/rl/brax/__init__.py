@@ -42,13 +42,6 @@ class Brax:
         return self.name
 
     def configure(self, cfg: dict, args, play: bool) -> None:
-        # XLA's Triton GEMMs off in this process (JAX's backend reads XLA_FLAGS when it starts, which is after
-        # this): autotuning them cost the Humanoid's first run 8 s of its 24 s XLA compile, for the same training
-        # speed (one H200: 2.10M steps/s either way; benchmarks/results/2026-12-04_h200_brax_carry). A user's own
-        # setting of the flag wins.
-        xla_flags = os.environ.get("XLA_FLAGS", "")
-        if "xla_gpu_enable_triton_gemm" not in xla_flags:
-            os.environ["XLA_FLAGS"] = f"{xla_flags} --xla_gpu_enable_triton_gemm=false".strip()
         if args.experiment_name:
             cfg["experiment_name"] = args.experiment_name
         if args.run_name:

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import fleetlab.tasks  # noqa: F401  (registers the tasks)
 from fleetlab.envs import make
 from fleetlab.envs.core import Env
 from fleetlab.rl.brax.env import BraxEnv

@@ -46,7 +46,9 @@ keys = jax.random.split(jax.random.PRNGKey(0), num_envs)
 actions = 0.5 * jnp.sin(jnp.arange(steps * num_envs * core.cfg.num_actions, dtype=jnp.float32))
 actions = actions.reshape(steps, num_envs, core.cfg.num_actions)
 results, finals = {"num_envs": num_envs, "task": task, "impl": impl, "carry": carried.core.carry_physics}, {}
-for name, env in (("carried", carried), ("rebuilt", rebuilt)):
+variants = {"carried": carried, "rebuilt": rebuilt}
+for name in os.environ.get("CARRY_PROBE_VARIANTS", "carried,rebuilt").split(","):  # which, in which order
+    env = variants[name]
     reset, rollout = rollout_fn(env)
     runs, times = [], []
     for _ in range(2):
@@ -61,6 +63,9 @@ for name, env in (("carried", carried), ("rebuilt", rebuilt)):
     finals[name] = runs[0]
     results[name] = {"env_steps_per_s": steps * num_envs / float(np.median(times)),
                      "run_to_run_max_abs": [float(np.abs(a - b).max()) for a, b in zip(*runs)]}
+if len(finals) < 2:
+    print(json.dumps(results))
+    sys.exit(0)
 results["carried_vs_rebuilt_max_abs"] = [float(np.abs(a - b).max()) for a, b in zip(finals["carried"], finals["rebuilt"])]
 results["carried_vs_rebuilt_mean_abs"] = [float(np.abs(a - b).mean()) for a, b in zip(finals["carried"], finals["rebuilt"])]
 results["speedup"] = results["carried"]["env_steps_per_s"] / results["rebuilt"]["env_steps_per_s"]

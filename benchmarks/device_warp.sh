@@ -234,7 +234,7 @@ print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', 
       done
       (cd "$OUT" && tar czf braxcart.tgz braxcart_* && rm -f braxcart_*.log braxcart_*.json) ;;
     carryprobe)
-      for task in Humanoid Ant; do
+      for task in ${CARRY_TASKS:-Humanoid Ant}; do
         mkdir -p "$OUT/carry_$task"
         timeout 240 python3 benchmarks/carry_probe.py "$OUT/carry_$task" 16384 Isaac-$task-v0 cuda:0 warp > "$OUT/carry_$task/log" 2>&1
         echo "carry probe $task rc $?: $(tail -1 "$OUT/carry_$task/log")" | tee -a "$log"

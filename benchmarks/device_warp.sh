@@ -19,13 +19,10 @@
 #   braxprofile issue D: the GPU time of 5 steady brax Humanoid iterations, per kernel
 #   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
 #               process timed, after a short run that fills Warp's kernel cache
-#   braxcartflag  issue D: brax Cartpole (4096 envs, 100 iterations) with XLA's Triton GEMMs off (brax's default
-#               since 2026-12-04) and on
-#   carryprobe  issue D: benchmarks/carry_probe.py for the Humanoid and the Ant (carried Data against rebuilt: same
-#               states? rollout speed)
-#   braxcarry   issue D: the brax Humanoid with the physics Data carried in place against BASE_SRC's code (a
-#               `git archive BASE src` unpacked in a folder carried along), 30 iterations each on an empty JAX
-#               cache; XLA's Triton GEMMs off; then the first and second full run and a profile
+#   braxcartflag  issue D: brax Cartpole (4096 envs, 100 iterations, Warp) with XLA's Triton GEMMs off and on
+#   braxcarry   issue D: the brax Humanoid of this tree against BASE_SRC's code (a `git archive BASE src`
+#               unpacked in a folder carried along), 30 iterations each on an empty JAX cache; XLA's Triton GEMMs
+#               off; then the first and second full run and a profile
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -233,13 +230,6 @@ print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', 
 print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', p['process_s'], 'median epoch sps', st.median(f['epoch_sps'][1:]), 'ret', f.get('Train/mean_reward'))" "$f" | tee -a "$log"
       done
       (cd "$OUT" && tar czf braxcart.tgz braxcart_* && rm -f braxcart_*.log braxcart_*.json) ;;
-    carryprobe)
-      for task in ${CARRY_TASKS:-Humanoid Ant}; do
-        mkdir -p "$OUT/carry_$task"
-        timeout 240 python3 benchmarks/carry_probe.py "$OUT/carry_$task" 16384 Isaac-$task-v0 cuda:0 warp > "$OUT/carry_$task/log" 2>&1
-        echo "carry probe $task rc $?: $(tail -1 "$OUT/carry_$task/log")" | tee -a "$log"
-      done
-      (cd "$OUT" && tar czf carryprobe.tgz carry_* && rm -rf carry_*) ;;
     braxprofile)  # issue D: the GPU time of 5 steady brax Humanoid iterations per kernel (benchmarks/brax_profile.py)
       timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
       echo "brax profile rc $?" | tee -a "$log"

@@ -103,50 +103,6 @@ def test_episode_stats_are_summed_once_per_rollout():
     np.testing.assert_allclose(np.asarray(state.metrics["episode_stats"]).sum((0, 1)), [2 * num_envs, 4 * num_envs])
 
 
-def test_the_carried_physics_data_steps_as_the_template_does():
-    """On MuJoCo Warp, BraxEnv carries the full physics Data from step to step (Physics.data says why), where the
-    VecEnv rebuilds it from qpos/qvel and the template: the steps are the same bit for bit, auto-resets included,
-    and Warp's buffers for the whole batch (contacts: the Ant touches the ground) stay one per device instead of
-    one per env."""
-    import jax
-    import jax.numpy as jnp
-
-    from fleetlab.envs import make
-    from fleetlab.envs.core import Env
-    from fleetlab.rl.brax.env import BraxEnv, VmapOnly
-
-    num_envs, steps = 4, 12
-    core = make("Isaac-Ant-v0", num_envs, impl="warp", episode_length_s=0.1).core  # episodes of a few steps: resets happen
-    carried = BraxEnv(core)
-    rebuilt = BraxEnv(core)
-    rebuilt.core = Env(rebuilt.core.task, rebuilt.core.physics)  # the VecEnv's way
-    assert carried.core.carry_physics and not rebuilt.core.carry_physics
-    keys = jax.random.split(jax.random.PRNGKey(3), num_envs)[None]
-    actions = 0.5 * jnp.sin(jnp.arange(steps * num_envs * core.cfg.num_actions, dtype=jnp.float32))
-    actions = actions.reshape(steps, 1, num_envs, core.cfg.num_actions)
-    runs = []
-    for env in (carried, rebuilt):
-        wrapped = VmapOnly(env, report_every=1000, sink=lambda totals: None)
-        state = jax.pmap(wrapped.reset, axis_name="i")(keys)
-        step = jax.pmap(wrapped.step, axis_name="i")
-        rows = []
-        for a in actions:
-            state = step(state, a)
-            rows.append([np.asarray(x) for x in (state.obs, state.reward, state.done, state.pipeline_state.qpos)])
-        runs.append((rows, state))
-    (rows_c, state_c), (rows_r, state_r) = runs
-    assert state_r.pipeline_state.physics is None
-    assert sum(r[2].sum() for r in rows_c) >= num_envs, "every env must have reset at least once"
-    for got, want in zip(rows_c, rows_r):
-        for g, w in zip(got, want):
-            np.testing.assert_array_equal(g, w)
-    axes = carried.core.physics.carry_axes()
-    leaves = jax.tree.leaves(carried.core.physics.template)
-    for axis, leaf, value in zip(axes, leaves, state_c.pipeline_state.physics):
-        assert value.shape == ((1, num_envs) if axis == 0 else (1,)) + leaf.shape
-    assert None in axes
-
-
 def test_epoch_length_divides_the_iterations():
     from fleetlab.rl.brax.session import epoch_length
 

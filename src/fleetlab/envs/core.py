@@ -33,9 +33,6 @@ class State:
     key: jax.Array
     overflow: jax.Array  # sticky: non-zero once a physics buffer overflowed (MuJoCo Warp); VecEnv raises on it
     extra: dict = dataclasses.field(default_factory=dict)  # the task's own state (Task.extra_reset), often empty
-    # The full physics Data the last step left (Physics.carry), only in an Env made with carry_physics=True (a
-    # caller that steps inside one XLA loop: Physics.data says why); None, so no leaves, otherwise.
-    physics: tuple | None = None
 
     def replace(self, **changes) -> "State":
         return dataclasses.replace(self, **changes)
@@ -90,9 +87,8 @@ class Task:
 class Env:
     """The pure functional env for one task on one physics model."""
 
-    def __init__(self, task: Task, physics: Physics, carry_physics: bool = False):
+    def __init__(self, task: Task, physics: Physics):
         self.task = task
-        self.carry_physics = carry_physics
         self.cfg = task.cfg
         self.physics = physics
         self.dt = physics.dt
@@ -126,22 +122,14 @@ class Env:
             key=key,
             overflow=jnp.zeros((), jnp.int32),
             extra=extra,
-            physics=self.physics.carry(data) if self.carry_physics else None,
         )
-
-    def state_axes(self, state: State) -> State:
-        """The vmap axes of a batch of States: 0, except where the carried physics Data holds buffers shared by the
-        batch (Physics.carry_axes)."""
-        axes = jax.tree.map(lambda _: 0, state.replace(physics=None))
-        return axes.replace(physics=self.physics.carry_axes() if self.carry_physics else None)
 
     def _extra_kw(self, extra: dict) -> dict:
         return {"extra": extra} if self.task.extra_reset is not None else {}
 
     def step(self, state: State, action: jax.Array) -> State:
         model = self.task.model_of(self.physics.model, state.extra) if self.task.model_of is not None else None
-        data = self.physics.data(state.qpos, state.qvel, state.physics)
-        data = self.physics.advance(data, action * self.cfg.action_scale, model)
+        data = self.physics.advance(self.physics.data(state.qpos, state.qvel), action * self.cfg.action_scale, model)
         if self.task.observe_needs_body_forces:
             data = self.physics.body_forces(data)
         extra = state.extra
@@ -174,6 +162,4 @@ class Env:
             key=fresh.key,
             overflow=state.overflow | self.physics.overflow(data),
             extra=jax.tree_util.tree_map(keep, fresh.extra, extra),
-            # as stepped: the next step sets its state from qpos/qvel above, reset or not
-            physics=self.physics.carry(data) if self.carry_physics else None,
         )

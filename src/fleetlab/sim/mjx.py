@@ -105,37 +105,9 @@ class Physics:
         """The policy step: physics timestep times decimation."""
         return float(self.mj_model.opt.timestep) * self.decimation
 
-    def data(self, qpos: jax.Array, qvel: jax.Array, carried: tuple | None = None) -> mjx.Data:
-        """A full Data for one env from the small state we carry between calls (fewer arrays cross jit).
-
-        `carried`: the Data the last step left (`carry`), from a caller that keeps it inside one XLA loop (Brax's
-        fused rollout). Its buffers are then reused in place: from the template, XLA first fills a fresh buffer from
-        the constant for every field that MuJoCo Warp's FFI call takes in-out (most of Data, its contact buffers
-        for the whole batch included), on every step. The step is the same: MuJoCo's step reads only the state,
-        set here as the template sets it (the solver's warm start included), and recomputes every other field."""
-        if carried is None:
-            return self.template.replace(qpos=qpos, qvel=qvel)
-        t = self.template
-        previous = jax.tree.unflatten(jax.tree.structure(t), carried)
-        return previous.replace(qpos=qpos, qvel=qvel, act=t.act, qacc_warmstart=t.qacc_warmstart, time=t.time)
-
-    @staticmethod
-    def carry(data: mjx.Data) -> tuple:
-        """`data` as the flat tuple that `data(carried=)` takes back: vmap's axes address its leaves one by one
-        (MJX's Data does not take a pytree of axes)."""
-        return tuple(jax.tree.leaves(data))
-
-    def carry_axes(self) -> tuple:
-        """The vmap axes of a batch's `carry`: 0, except for the buffers MuJoCo Warp keeps once for all the envs of
-        a batch (contacts and their counters): None."""
-        paths = [path for path, _ in jax.tree_util.tree_flatten_with_path(self.template)[0]]
-        if self.impl != "warp":
-            return (0,) * len(paths)
-        # MJX's own table of which Warp fields have a batch dimension (private; mujoco-mjx is pinned)
-        from mujoco.mjx.warp import ffi as mjx_ffi, types as mjx_warp_types
-
-        batched = mjx_warp_types._BATCH_DIM["Data"]
-        return tuple(None if mjx_ffi._get_mapping_from_tree_path(path, batched) is False else 0 for path in paths)
+    def data(self, qpos: jax.Array, qvel: jax.Array) -> mjx.Data:
+        """A full Data for one env from the small state we carry between calls (fewer arrays cross jit)."""
+        return self.template.replace(qpos=qpos, qvel=qvel)
 
     def advance(self, data: mjx.Data, ctrl: jax.Array, model: mjx.Model | None = None) -> mjx.Data:
         """`decimation` physics steps with `ctrl` held. `model`: this env's own model (randomized fields), else the

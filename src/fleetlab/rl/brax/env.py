@@ -24,12 +24,8 @@ class BraxEnv:
     backend = "mjx"
 
     def __init__(self, core):
-        # Brax steps the physics inside one XLA loop: MuJoCo Warp's graph mode for that (Physics.for_one_xla_loop),
-        # and on Warp the full physics Data carried from step to step, its buffers updated in place by Warp's FFI
-        # call (Physics.data). The JAX implementation has no in-place buffers: carried, its Data made the CPU
-        # Humanoid ~10% slower (32 envs), so it keeps rebuilding the Data from qpos/qvel.
-        physics = core.physics.for_one_xla_loop()
-        self.core = Env(core.task, physics, carry_physics=physics.impl == "warp")
+        # Brax steps the physics inside one XLA loop: MuJoCo Warp's graph mode for that (Physics.for_one_xla_loop)
+        self.core = Env(core.task, core.physics.for_one_xla_loop())
         self.observation_size = core.cfg.num_observations
         self.action_size = core.cfg.num_actions
         self.stat_names = [*STAT_NAMES, *core.reward_names]
@@ -51,12 +47,6 @@ class BraxEnv:
         return state.replace(pipeline_state=inner, obs=inner.obs, reward=inner.reward,
                              done=done.astype(jnp.float32), metrics=metrics, info=self._info(inner))
 
-    def state_axes(self, rng: jax.Array) -> State:
-        """The vmap axes of a batch of this env's States (Env.state_axes); `rng`: one env's key."""
-        one = jax.eval_shape(self.reset, rng)
-        axes = jax.tree.map(lambda _: 0, one.replace(pipeline_state=None))
-        return axes.replace(pipeline_state=self.core.state_axes(one.pipeline_state))
-
     @staticmethod
     def _info(inner) -> dict:
         # Brax's PPO reads these after every step. A time-out is `time_out` (bootstrap_on_timeout adds gamma * V(s)
@@ -77,13 +67,12 @@ class VmapOnly:
     def __init__(self, env: BraxEnv, report_every: int, sink: Callable, **_brax_wrapper_kwargs):
         self.env, self.report_every, self.sink = env, report_every, sink
         self.observation_size, self.action_size, self.backend = env.observation_size, env.action_size, env.backend
-        self.axes = env.state_axes(jax.random.PRNGKey(0))  # a shape-only trace of one reset
 
     def reset(self, rng: jax.Array) -> State:
-        return jax.vmap(self.env.reset, out_axes=self.axes)(rng)
+        return jax.vmap(self.env.reset)(rng)
 
     def step(self, state: State, action: jax.Array) -> State:
-        state = jax.vmap(self.env.step, in_axes=(self.axes, 0), out_axes=self.axes)(state, action)
+        state = jax.vmap(self.env.step)(state, action)
 
         def report(stats):
             jax.debug.callback(self.sink, jax.lax.psum(stats.sum(0), "i"))  # "i": the axis of Brax's pmap

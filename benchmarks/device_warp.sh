@@ -60,6 +60,26 @@ timed_run() {  # NAME GUARD_S FLEETLAB_ARGS...: one whole process timed from its
   grep -E "^it " "$OUT/$name.log" | tail -3 | tee -a "$log"
 }
 
+warp_warmup() {  # NAME [NUM_ENVS]: a short Humanoid `bench env` run that fills Warp's kernel cache for later runs
+  timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs "${2:-16384}" --device cuda:0 --steps 5 \
+    --repeats 1 --physics_impl warp > "$OUT/${1}_warmup.log" 2>&1
+  echo "warp cache warm-up rc $?" | tee -a "$log"
+}
+
+summaries() {  # SUMMARY_JSON...: one line each into the log: where a brax run's time went, its speed and return
+  python3 - "$@" <<'PY' | tee -a "$log"
+import json, statistics, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    f, p = d["final"], d["perf"]
+    ends = f.get("epoch_end_s") or [None]
+    print(path.split("/")[-1], {k: f.get(k) for k in ("xla_compile_s", "jax_trace_s", "learn_start_s", "jax_backend_compiles")},
+          "startup", p["startup_s"], "process", p["process_s"], "epochs", [round(x, 1) for x in ends[:3] if x], ends[-1],
+          "ret", f.get("Train/mean_reward"), f.get("Train/mean_reward_last_iteration"), "fps", p["train_fps"],
+          "median epoch sps", statistics.median(f["epoch_sps"][1:] or f["epoch_sps"]) if f.get("epoch_sps") else None)
+PY
+}
+
 for stage in "$@"; do
   case $stage in
     env)
@@ -110,9 +130,7 @@ for stage in "$@"; do
         --num_envs 64 --steps 1000 --headless --device cuda:0 > "$OUT/brax_cartpole_play.log" 2>&1
        echo "play rc $?" | tee -a "$log"; cp "$(find logs -name play.json | head -1)" "$OUT/brax_cartpole_play.json") ;;
     braxhumanoid)
-      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
-        --repeats 1 --physics_impl warp > "$OUT/brax_humanoid_warmup.log" 2>&1
-      echo "warp cache warm-up rc $?" | tee -a "$log"
+      warp_warmup brax_humanoid
       timed_run brax_humanoid 200 train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --max_iterations 125 \
         --physics_impl warp ;;
     humprobe)  # issue D: what a Warp Humanoid env step costs at 16384 and 32768 envs, per variant (NAME VAR=VALUE...):
@@ -144,9 +162,7 @@ for stage in "$@"; do
         --physics_impl warp agent.ppo.num_updates_per_batch=1 ;;
     braxtime)  # issue D: where the brax Humanoid's whole-process time goes (summary.json's timeline and XLA
       # compile seconds; Python's import times), cold against warm JAX cache, XLA's autotuning off, 32768 envs
-      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
-        --repeats 1 --physics_impl warp > "$OUT/braxtime_warmup.log" 2>&1
-      echo "warp cache warm-up rc $?" | tee -a "$log"
+      warp_warmup braxtime
       python3 -X importtime -c "import fleetlab.rl.workflow, fleetlab.tasks, brax.training.agents.ppo.train" 2> "$OUT/braxtime_importtime.log"
       sort -t'|' -k2 -n "$OUT/braxtime_importtime.log" | tail -4 | tee -a "$log"
       export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_bt
@@ -156,35 +172,23 @@ for stage in "$@"; do
       XLA_FLAGS=--xla_gpu_autotune_level=0 timed_run braxtime_noautotune 200 train --library brax --task Isaac-Humanoid-v0 \
         --num_envs 16384 --max_iterations 125 --physics_impl warp
       timed_run braxtime_32k 150 train --library brax --task Isaac-Humanoid-v0 --num_envs 32768 --max_iterations 20 --physics_impl warp
-      for f in "$OUT"/braxtime_*_summary.json; do
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
-print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s', 'jax_backend_compiles')},
-      'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
-      'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$f" | tee -a "$log"
-      done
+      summaries "$OUT"/braxtime_*_summary.json
       (cd "$OUT" && tar czf braxtime.tgz braxtime_* && rm -f braxtime_*.log braxtime_*.json) ;;  # the tool fetches few files
     braxwarm)  # issue D: the brax Humanoid, 65.5M steps, run after run on one JAX compilation cache, empty at first (a
       # user's first, second, ... run of the task), after a short run that fills Warp's kernel cache. Knobs:
       # BRAX_ENVS (16384) x BRAX_ROLLOUT (32) steps x 65.5M / their product iterations; BRAX_RUNS (first second)
       envs=${BRAX_ENVS:-16384} rollout=${BRAX_ROLLOUT:-32}
       its=$((65536000 / envs / rollout)) tag=braxwarm_${envs}x${rollout}
-      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs "$envs" --device cuda:0 --steps 5 \
-        --repeats 1 --physics_impl warp > "$OUT/${tag}_warmup.log" 2>&1
-      echo "warp cache warm-up rc $?" | tee -a "$log"
+      warp_warmup "$tag" "$envs"
       export JAX_COMPILATION_CACHE_DIR=/tmp/jaxcache_$tag
       for run in ${BRAX_RUNS:-first second}; do
         timed_run ${tag}_$run 200 train --library brax --task Isaac-Humanoid-v0 --num_envs "$envs" --max_iterations "$its" \
           --physics_impl warp agent.num_steps_per_env="$rollout"
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
-print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s', 'jax_backend_compiles')},
-      'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
-      'ret', f.get('Train/mean_reward'), 'fps', p['train_fps'])" "$OUT/${tag}_${run}_summary.json" | tee -a "$log"
+        summaries "$OUT/${tag}_${run}_summary.json"
       done
       (cd "$OUT" && tar czf $tag.tgz ${tag}_* && rm -f ${tag}_*.log ${tag}_*.json) ;;
     braxcarry)
-      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
-        --repeats 1 --physics_impl warp > "$OUT/braxcarry_warmup.log" 2>&1
-      echo "warp cache warm-up rc $?" | tee -a "$log"
+      warp_warmup braxcarry
       hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp"
       JAX_COMPILATION_CACHE_DIR=/tmp/jc_new30 timed_run braxcarry_new30 150 $hum --max_iterations 30
       PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/${BASE_SRC:-.device_base}/src JAX_COMPILATION_CACHE_DIR=/tmp/jc_base30 \
@@ -194,21 +198,14 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       for run in first second; do
         JAX_COMPILATION_CACHE_DIR=/tmp/jc_full timed_run braxcarry_$run 200 $hum --max_iterations 125
       done
-      for f in "$OUT"/braxcarry_*_summary.json; do
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
-print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_trace_s', 'learn_start_s')},
-      'startup', p['startup_s'], 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s'][:3]], f['epoch_end_s'][-1],
-      'ret', f.get('Train/mean_reward'), f.get('Train/mean_reward_last_iteration'), 'fps', p['train_fps'])" "$f" | tee -a "$log"
-      done
+      summaries "$OUT"/braxcarry_*_summary.json
       timeout 200 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1
       echo "brax profile rc $?" | tee -a "$log"
       tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log"
       (cd "$OUT" && tar czf braxcarry.tgz braxcarry_* && rm -f braxcarry_*.log braxcarry_*.json) ;;
     braxgraph)  # issue D: brax Humanoid, 30 iterations, XLA's Triton GEMMs off, per MuJoCo Warp graph mode (WARP:
       # Warp's FFI handler runs Python on every call; JAX: XLA captures the call into its own CUDA graphs)
-      timeout 120 python3 -m fleetlab bench env --task Isaac-Humanoid-v0 --num_envs 16384 --device cuda:0 --steps 5 \
-        --repeats 1 --physics_impl warp > "$OUT/braxgraph_warmup.log" 2>&1
-      echo "warp cache warm-up rc $?" | tee -a "$log"
+      warp_warmup braxgraph
       hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 30"
       export XLA_FLAGS=--xla_gpu_enable_triton_gemm=false
       JAX_COMPILATION_CACHE_DIR=/tmp/jc_gw timed_run braxgraph_warp 150 $hum
@@ -216,19 +213,13 @@ print(sys.argv[1].split('/')[-1], {k: f.get(k) for k in ('xla_compile_s', 'jax_t
       XLA_FLAGS="$XLA_FLAGS --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUBLASLT,CUSTOM_CALL,WHILE,CONDITIONAL" \
         FLEETLAB_WARP_GRAPH_MODE=JAX JAX_COMPILATION_CACHE_DIR=/tmp/jc_gjw timed_run braxgraph_jax_while 150 $hum
       unset XLA_FLAGS
-      for f in "$OUT"/braxgraph_*_summary.json; do
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
-print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', p['process_s'], 'epochs', [round(x, 1) for x in f['epoch_end_s']], 'fps', p['train_fps'], f['epoch_sps'])" "$f" | tee -a "$log"
-      done
+      summaries "$OUT"/braxgraph_*_summary.json
       (cd "$OUT" && tar czf braxgraph.tgz braxgraph_* && rm -f braxgraph_*.log braxgraph_*.json) ;;
     braxcartflag)
       cart="train --library brax --task Isaac-Cartpole-v0 --num_envs 4096 --max_iterations 100"
       JAX_COMPILATION_CACHE_DIR=/tmp/jc_cart_off timed_run braxcart_triton_off 150 $cart
       XLA_FLAGS=--xla_gpu_enable_triton_gemm=true JAX_COMPILATION_CACHE_DIR=/tmp/jc_cart_on timed_run braxcart_triton_on 150 $cart
-      for f in "$OUT"/braxcart_*_summary.json; do
-        python3 -c "import json,sys,statistics as st; d=json.load(open(sys.argv[1])); f=d['final']; p=d['perf']
-print(sys.argv[1].split('/')[-1], 'compile', f.get('xla_compile_s'), 'process', p['process_s'], 'median epoch sps', st.median(f['epoch_sps'][1:]), 'ret', f.get('Train/mean_reward'))" "$f" | tee -a "$log"
-      done
+      summaries "$OUT"/braxcart_*_summary.json
       (cd "$OUT" && tar czf braxcart.tgz braxcart_* && rm -f braxcart_*.log braxcart_*.json) ;;
     braxprofile)  # issue D: the GPU time of 5 steady brax Humanoid iterations per kernel (benchmarks/brax_profile.py)
       timeout 300 python3 benchmarks/brax_profile.py "$OUT" > "$OUT/brax_profile.log" 2>&1

@@ -23,6 +23,9 @@
 #   braxcarry   issue D: the brax Humanoid of this tree against BASE_SRC's code (a `git archive BASE src`
 #               unpacked in a folder carried along), 30 iterations each on an empty JAX cache; XLA's Triton GEMMs
 #               off; then the first and second full run and a profile
+#   braxnotorch issue D: which GPU count a JAX workflow's device resolution finds (the CUDA driver, no torch) and
+#               where a brax run with no --device trains; then the full brax Humanoid of this tree and of BASE_SRC's
+#               code, alternated, first, second and third run, each code on its own JAX cache
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -203,6 +206,21 @@ for stage in "$@"; do
       echo "brax profile rc $?" | tee -a "$log"
       tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log"
       (cd "$OUT" && tar czf braxcarry.tgz braxcarry_* && rm -f braxcarry_*.log braxcarry_*.json) ;;
+    braxnotorch)
+      python3 -c "from fleetlab.distributed.context import _cuda_device_count as n; print('GPUs seen: jax', n('jax'), 'torch', n('torch'))" 2>&1 | tee -a "$log"
+      rm -rf /tmp/runs/notorch_cart && mkdir -p /tmp/runs/notorch_cart
+      (cd /tmp/runs/notorch_cart && timeout 150 python3 -m fleetlab train --library brax --task Isaac-Cartpole-v0 --num_envs 1024 \
+        --max_iterations 5 --headless > "$OUT/notorch_cart.log" 2>&1)
+      echo "brax Cartpole with no --device rc $?: $(grep -ho '"device": "[^"]*"' $(find /tmp/runs/notorch_cart -name summary.json) | head -1)" | tee -a "$log"
+      warp_warmup braxnotorch
+      hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125"
+      for run in first second third; do
+        JAX_COMPILATION_CACHE_DIR=/tmp/jc_notorch_new timed_run notorch_new_$run 200 $hum
+        PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/${BASE_SRC:-.device_base}/src JAX_COMPILATION_CACHE_DIR=/tmp/jc_notorch_base \
+          timed_run notorch_base_$run 200 $hum
+      done
+      summaries "$OUT"/notorch_*_summary.json
+      (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
     braxgraph)  # issue D: brax Humanoid, 30 iterations, XLA's Triton GEMMs off, per MuJoCo Warp graph mode (WARP:
       # Warp's FFI handler runs Python on every call; JAX: XLA captures the call into its own CUDA graphs)
       warp_warmup braxgraph

@@ -112,6 +112,19 @@ def test_epoch_length_divides_the_iterations():
     assert epoch_length(13, 10) == 1
 
 
+def test_training_imports_torch_only_in_the_background(tmp_path):
+    """Brax trains without torch; its checkpoints and TensorBoard need it. A module-level `import torch` anywhere on
+    the brax path would put torch's import (~3 s on a GPU host) before the first epoch: the first import must be the
+    session's background one, and the run must still write its checkpoint and TensorBoard events."""
+    out = run_cmd([PYTHON, os.path.join(os.path.dirname(__file__), "mp", "first_torch_import.py"), "train",
+                   "--library", "brax", "--num_envs", "16", "--max_iterations", "2", *SMALL], cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "first torch import: fleetlab-import-torch", out.stdout[-2000:]
+    run_dir = _run_dir(tmp_path)
+    assert os.path.isfile(os.path.join(run_dir, "model_2.pt"))
+    assert glob.glob(os.path.join(run_dir, "events.out.tfevents.*"))
+
+
 def _run_dir(root):
     runs = sorted(glob.glob(os.path.join(root, "logs", "brax", "cartpole", "*")))
     return runs[-1] if runs else None

@@ -74,3 +74,15 @@ def test_no_cuda_falls_back_to_cpu_but_an_explicit_gpu_request_fails(monkeypatch
         RunContext.from_env(env={}, device="cuda:0")
     with pytest.raises(FleetlabError, match="unknown device"):
         RunContext.from_env(env={}, device="gpu0")
+
+
+def test_a_jax_workflow_takes_no_gpu_that_jax_was_told_not_to_use(monkeypatch):
+    """A JAX workflow asks the CUDA driver, not torch, how many GPUs there are (torch's import is start-up time
+    brax never needs); JAX_PLATFORMS without cuda means none, whatever the driver says."""
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # torch's answer must not count for JAX
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert RunContext.from_env(env={}, ml_framework="jax").device == "cpu"
+    assert RunContext.from_env(env={}, ml_framework="torch").device == "cuda:0"
+    with pytest.raises(FleetlabError, match="jax sees no CUDA GPU"):
+        RunContext.from_env(env={}, device="cuda:0", ml_framework="jax")

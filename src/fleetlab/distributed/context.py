@@ -7,12 +7,11 @@ skrl's JAX launcher (`python -m skrl.utils.distributed.jax`) and SLURM's (one sr
 from __future__ import annotations
 
 import atexit
+import ctypes
 import dataclasses
 import datetime
 import os
 from typing import Any, Mapping
-
-import torch
 
 from fleetlab.errors import FleetlabError
 
@@ -22,6 +21,27 @@ RUN_DIR_VAR = "FLEETLAB_RUN_DIR"  # set by `fleetlab launch`: every restart of t
 def launched_run_dir() -> str | None:
     """The run directory `fleetlab launch` chose for every worker and every restart, or None outside it."""
     return os.environ.get(RUN_DIR_VAR) or None
+
+
+def _cuda_device_count(ml_framework: str) -> int:
+    """The GPUs this process may use. A JAX workflow asks the CUDA driver (what JAX will see, under the same
+    CUDA_VISIBLE_DEVICES) rather than torch: importing torch costs ~3 s of start-up that brax never needs, and
+    asking JAX itself would start its backends, which jax.distributed.initialize must precede."""
+    if ml_framework != "jax":
+        import torch
+
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    platforms = os.environ.get("JAX_PLATFORMS", "")
+    if platforms and not {"cuda", "gpu"} & set(platforms.split(",")):
+        return 0  # JAX was told to use no GPU
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:  # no NVIDIA driver on this machine
+        return 0
+    count = ctypes.c_int(0)
+    if driver.cuInit(0) != 0 or driver.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0  # e.g. CUDA_ERROR_NO_DEVICE under CUDA_VISIBLE_DEVICES=""
+    return count.value
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -103,7 +123,7 @@ class RunContext:
         if not distributed:
             launcher = "single"
 
-        resolved = cls._resolve_device(device, local_rank, launched=launcher != "single")
+        resolved = cls._resolve_device(device, local_rank, launched=launcher != "single", ml_framework=ml_framework)
         # A launched run gets its process group even with one process (torchrun --nproc_per_node=1), so the
         # backend (nccl on CUDA) is exercised exactly as it will be with more.
         if launcher == "jax":
@@ -127,16 +147,17 @@ class RunContext:
         )
 
     @staticmethod
-    def _resolve_device(device: str | None, local_rank: int, launched: bool) -> str:
+    def _resolve_device(device: str | None, local_rank: int, launched: bool, ml_framework: str = "torch") -> str:
         if device is not None and device != "cpu" and not device.startswith("cuda"):
             raise FleetlabError(f"unknown device '{device}': use 'cpu', 'cuda' or 'cuda:K'")
         if device == "cpu":
             return "cpu"
-        if not torch.cuda.is_available():
+        count = _cuda_device_count(ml_framework)
+        if count == 0:
             if device is not None:
-                raise FleetlabError(f"device '{device}' was asked for but torch sees no CUDA GPU; use --device cpu")
+                raise FleetlabError(f"device '{device}' was asked for but {ml_framework} sees no CUDA GPU; "
+                                    "use --device cpu")
             return "cpu"
-        count = torch.cuda.device_count()
         # Under a launcher each process owns GPU LOCAL_RANK (as in Isaac Lab, an explicit cuda:K is overridden).
         index = local_rank if launched or device in (None, "cuda") else int(device.split(":")[1])
         if index >= count:
@@ -180,6 +201,8 @@ class RunContext:
         if dist.is_initialized():
             return self
         if self.device.startswith("cuda"):
+            import torch
+
             torch.cuda.set_device(self.device)  # only for nccl: on CPU there is no device to set
         kwargs: dict[str, Any] = {}
         if self.launcher == "slurm":

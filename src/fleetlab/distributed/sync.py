@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _dist_ready() -> bool:
@@ -29,6 +33,7 @@ def global_batch_moments(mean: torch.Tensor, var: torch.Tensor, count: int) -> t
     batch moments. Normalizers fed with these apply the same update on every rank."""
     if not _dist_ready():
         return mean, var, count
+    import torch
     import torch.distributed as dist
 
     n = torch.tensor([float(count)], dtype=torch.float64, device=mean.device)
@@ -43,6 +48,8 @@ def global_batch_moments(mean: torch.Tensor, var: torch.Tensor, count: int) -> t
 
 def nanmean_over_ranks(samples: dict[str, list[float]], device: str) -> dict[str, float]:
     """For each key, the mean over every rank's non-NaN samples. Every rank must pass the same keys."""
+    import torch
+
     keys = sorted(samples)
     if not keys:
         return {}
@@ -78,8 +85,9 @@ def parameter_checksum(module_or_tensors) -> str:
     """A short hash of the parameters' exact bytes: equal on every rank iff the weights are bit-identical."""
     tensors = module_or_tensors.state_dict().values() if hasattr(module_or_tensors, "state_dict") else module_or_tensors
     digest = hashlib.sha256()
+    torch = sys.modules.get("torch")  # a torch tensor can only come from a process that imported torch
     for t in tensors:
-        if isinstance(t, torch.Tensor):
+        if torch is not None and isinstance(t, torch.Tensor):
             digest.update(t.detach().to("cpu").contiguous().numpy().tobytes())
         elif hasattr(t, "__array__"):  # numpy / JAX arrays
             digest.update(np.ascontiguousarray(np.asarray(t)).tobytes())

@@ -9,20 +9,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
-import torch
 
 from fleetlab.envs.core import Env, State
 from fleetlab.errors import FleetlabError
 from fleetlab.sim.mjx import warp_overflow_error
 
+if TYPE_CHECKING:
+    import torch
+
+# torch is imported where a torch view is made, not here: a JAX workflow (brax) builds this env without ever
+# stepping its torch view, and importing torch would add ~3 s to its start-up.
+
 
 def to_torch(array: jax.Array) -> torch.Tensor:
     """Zero-copy JAX -> torch (same device)."""
+    import torch
+
     return torch.from_dlpack(array)
 
 
@@ -105,7 +113,7 @@ class VecEnv(gymnasium.Env):
         self.state: State = None  # type: ignore[assignment]
         self.compile_s: float | None = None  # wall time of the first step (XLA compile), for benchmarks
         self._steps = 0
-        self.reset()
+        self._reset_state()
         self.startup_s = seconds_since_process_start()  # imports + distributed init + env build, for benchmarks
 
     # -- the jitted pieces -------------------------------------------------------------------------------------
@@ -139,11 +147,14 @@ class VecEnv(gymnasium.Env):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Reset every env; returns the observation groups as torch tensors."""
+        self._reset_state(seed)
+        return self.observations, {}
+
+    def _reset_state(self, seed: int | None = None) -> None:
         if seed is not None:
             self.seed = seed
         keys = jax.random.split(jax.random.PRNGKey(self.seed), self.num_envs)
         self.state = self._reset_fn(jax.device_put(keys, self._jax_device))
-        return self.observations, {}
 
     def step_jax(self, action: jax.Array):
         """The native JAX view: (obs, reward, terminated, truncated, extras) as JAX arrays on the env's device."""
@@ -164,6 +175,8 @@ class VecEnv(gymnasium.Env):
     def step(self, action: torch.Tensor):
         """The torch view: (obs groups, reward, terminated, truncated, extras), all torch tensors sharing memory
         with the env's JAX buffers (DLPack, no copy)."""
+        import torch
+
         if action.shape != (self.num_envs, self.num_actions):
             action = action.reshape(self.num_envs, self.num_actions)
         t0 = time.perf_counter() if self.compile_s is None else 0.0

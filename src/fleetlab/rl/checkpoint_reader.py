@@ -18,7 +18,6 @@ import pickle
 import re
 
 import numpy as np
-import torch
 
 from fleetlab.errors import FleetlabError
 
@@ -57,6 +56,8 @@ def read_checkpoint(path: str, library: str | None = None) -> dict:
 def _torch_load(path: str, data: bytes) -> dict:
     if not data.startswith((b"PK\x03\x04", b"\x80")):  # torch.save writes a zip file (a bare pickle before torch 1.6)
         raise FleetlabError(f"'{path}' is not a readable checkpoint: it is not a file written by torch.save")
+    import torch  # here, not at the top: a fresh brax run reads no checkpoint and need not import torch
+
     try:
         with torch.serialization.safe_globals(_NUMPY_SCALARS):
             return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)

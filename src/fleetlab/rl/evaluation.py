@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import jax
 import numpy as np
-import torch
 
 from fleetlab.errors import FleetlabError
+
+if TYPE_CHECKING:
+    import torch
 
 
 def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) -> dict:
@@ -18,6 +20,8 @@ def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) ->
     mean return of finished episodes and, for tasks that define one, the fraction of env-steps that succeed
     (cartpole: |pole| < 0.2 rad), the fraction of the episodes begun that ended by termination (Go1: the fall rate;
     play runs one long episode per env, and each termination begins another), and the means over env-steps of the task's play metrics (Go1: velocity tracking errors)."""
+    import torch
+
     task = env.core.task
     obs, _ = env.reset()
     obs = obs["policy"]
@@ -57,6 +61,7 @@ def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str,
     """An mp4 of env 0 under `policy`, rendered with MuJoCo's offscreen renderer (MUJOCO_GL=egl or osmesa)."""
     import imageio
     import mujoco
+    import torch
 
     mj_model = env.core.physics.mj_model
     data = mujoco.MjData(mj_model)

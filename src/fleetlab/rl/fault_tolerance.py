@@ -14,11 +14,18 @@ import re
 import signal
 import tempfile
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
 
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
+
+if TYPE_CHECKING:
+    import torch
+
+# torch is imported inside the functions that use it: brax saves its first checkpoint well into training, and its
+# start-up should not pay for torch's import (~3 s) before then.
 
 
 class GracefulStop(Exception):
@@ -56,6 +63,8 @@ def atomic_write(path: str):
 
 
 def atomic_torch_save(obj, path) -> None:
+    import torch
+
     with atomic_write(os.fspath(path)) as f:
         torch.save(obj, f)
 
@@ -112,6 +121,8 @@ def share_checkpoint(ctx: RunContext, path: str | None) -> str | None:
 def rng_state(env=None, extra: dict | None = None) -> dict:
     """This process's random state: Python, NumPy, torch (CPU and its CUDA device) and the env's JAX keys. Only
     tensors and plain values (ints, strings, tuples), so a checkpoint that carries it loads with weights_only=True."""
+    import torch
+
     kind, keys, pos, has_gauss, cached = np.random.get_state()
     state = {"python": random.getstate(), "numpy": (kind, key_to_tensor(keys), pos, has_gauss, cached),
              "torch": torch.get_rng_state()}
@@ -127,6 +138,8 @@ def rng_state(env=None, extra: dict | None = None) -> dict:
 def key_to_tensor(key) -> torch.Tensor:
     """A uint32 key array (a JAX PRNG key, NumPy's MT19937 state) as an int64 tensor: torch checkpoints that load
     with weights_only=True hold tensors, not NumPy arrays."""
+    import torch
+
     return torch.from_numpy(np.asarray(key).astype(np.int64))
 
 
@@ -136,6 +149,7 @@ def key_from_tensor(saved: torch.Tensor) -> np.ndarray:
 
 def set_rng_state(state: dict, env=None) -> None:
     import jax
+    import torch
 
     random.setstate(state["python"])
     kind, keys, pos, has_gauss, cached = state["numpy"]
@@ -201,6 +215,7 @@ class StopRequest:
             return self.signum
         if ctx.backend == "jax":
             return max(ctx.all_gather_object(self.signum))
+        import torch
         import torch.distributed as dist
 
         flag = torch.tensor([self.signum], device=ctx.device if ctx.backend == "nccl" else "cpu")

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 import time
-from typing import Callable
-
-import torch
+from typing import TYPE_CHECKING, Callable
 
 from fleetlab.envs.vec_env import seconds_since_process_start
+
+if TYPE_CHECKING:
+    import torch
 
 
 def rollout_fps(env, policy: Callable[[torch.Tensor], torch.Tensor] | None, steps: int = 200) -> float:
     """Env-steps/s of `steps` steps through the torch view: random actions (policy None) or `policy(obs)`."""
+    import torch
+
     obs = env.observations["policy"]
     device = torch.device(env.device)
     with torch.inference_mode():
@@ -36,7 +40,9 @@ def perf_record(env, train_fps: float | None, policy=None, measure_rollouts: boo
         rec["env_fps"] = rollout_fps(env, None)
         rec["inference_fps"] = rollout_fps(env, policy) if policy is not None else None
     if str(env.device).startswith("cuda"):
-        torch_peak = torch.cuda.max_memory_allocated(torch.device(env.device))
+        torch = sys.modules.get("torch")  # a JAX workflow may never have imported torch, nor used its CUDA
+        torch_used = torch is not None and torch.cuda.is_initialized()
+        torch_peak = torch.cuda.max_memory_allocated(torch.device(env.device)) if torch_used else 0
         stats = env.core.physics.device.memory_stats() or {}
         rec["peak_mem_mb"] = (torch_peak + stats.get("peak_bytes_in_use", 0)) / 2**20
     return rec

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 import time
 
-import torch
-
 from fleetlab.envs.registry import make_from_entry
 from fleetlab.rl import evaluation
 
@@ -33,6 +31,8 @@ class TrainingVideos:
             self.record(step)
 
     def record(self, step: int) -> str:
+        import torch
+
         start = time.perf_counter()
         if self.render_env is None:
             self.render_env = make_from_entry(self.run.task, 1, "cpu", self.seed, "jax", **self.run.env_overrides)

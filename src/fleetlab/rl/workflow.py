@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import time
 
-import torch
-
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
 from fleetlab.envs.registry import make_from_entry
@@ -28,7 +26,10 @@ def start(run: Run) -> tuple[RunContext, object]:
     args = run.args
     ctx = RunContext.from_env(distributed=args.distributed, device=run.device, seed=run.seed,
                               ml_framework=run.framework, timeout_s=args.dist_timeout).init_process_group()
-    torch.manual_seed(ctx.seed)
+    if run.framework == "torch":  # a JAX workflow draws every random number from JAX keys, and skips torch's import
+        import torch
+
+        torch.manual_seed(ctx.seed)
     overrides = dict(run.env_overrides)
     if run.play:
         # Each env runs ONE continuous episode over all `steps`, so "% of steps balanced" measures the policy, not

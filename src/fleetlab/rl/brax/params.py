@@ -13,7 +13,6 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-import torch
 
 from fleetlab.errors import FleetlabError
 
@@ -52,6 +51,7 @@ def initial(brax_env, cfg: dict, seed: int):
 
 
 def to_checkpoint(params, cfg: dict, iteration: int, task_id: str, env_steps: int) -> dict:
+    import torch  # first imported here, in the background during training (see session.py), not at start-up
     from flax import serialization
 
     trees = [serialization.to_state_dict(p) for p in params]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import os
 import statistics
+import sys
+import threading
 import time
 
 import jax
 import numpy as np
-import torch
 
 from fleetlab.distributed import parameter_checksum
 from fleetlab.envs import to_jax, to_torch
@@ -44,11 +46,8 @@ class BraxSession:
         self.make_policy, self.params = brax_params.initial(self.brax_env, cfg, run.seed)
         self.start_iteration = 0
         self.resumed = False
-        self.writer = None
-        if ctx.is_writer and run_dir is not None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(run_dir, flush_secs=10)
+        self.writer = None  # TensorBoard's, made at the first epoch's end (torch is imported by then: see learn)
+        self.wrap_writer = None  # what mirror_scalars asks for, applied when the writer is made
         self.sps: list[float] = []  # Brax's training/sps, one per epoch
         self.compiles: list[int] = []  # XLA compilations in this process at each epoch's end
         # seconds since the process started: when learn() began and each epoch ended (where a run's time goes)
@@ -96,6 +95,7 @@ class BraxSession:
         ppo_cfg = dict(cfg["ppo"])
         wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
         count_xla_compiles()
+        import_torch_in_background()
         self.learn_start_s = seconds_since_process_start()
         start = time.time()
         with patches.installed(), self._overflow_is_a_user_error():
@@ -176,8 +176,17 @@ class BraxSession:
         return export_policy(self.params, self.cfg, self.brax_env.observation_size, folder)
 
     def mirror_scalars(self, wrap) -> None:
-        if self.writer is not None:
-            self.writer = wrap(self.writer)
+        self.wrap_writer = wrap
+
+    def _tensorboard(self):
+        """Process 0's TensorBoard writer, made at its first use."""
+        if self.writer is None and self.ctx.is_writer and self.run_dir is not None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(self.run_dir, flush_secs=10)
+            if self.wrap_writer is not None:
+                self.writer = self.wrap_writer(self.writer)
+        return self.writer
 
     # -- Brax's callbacks (process 0) and the env's statistics (every process) ------------------------------------
 
@@ -213,9 +222,9 @@ class BraxSession:
             for name, value in zip(names[6:], rows[6:]):
                 scalars[f"Episode_Reward/{name}"] = value / n / self.env.cfg.episode_length_s
         self.last = {k: float(v) for k, v in scalars.items()}
-        if self.writer is not None:
+        if (writer := self._tensorboard()) is not None:
             for name, value in scalars.items():
-                self.writer.add_scalar(name, value, it)
+                writer.add_scalar(name, value, it)
         print(self.progress.line(it - 1, sps, ret=scalars.get("Train/mean_reward"),
                                  len=scalars.get("Train/mean_episode_length")), flush=True)
 
@@ -242,3 +251,19 @@ class BraxSession:
 def epoch_length(iterations: int, at_most: int) -> int:
     """The largest divisor of `iterations` that is at most `at_most`: Brax runs whole epochs of equal length."""
     return max(d for d in range(1, max(1, min(iterations, at_most)) + 1) if iterations % d == 0)
+
+
+TORCH_MODULES = ("torch", "torch.utils.tensorboard")
+
+
+def import_torch_in_background() -> threading.Thread | None:
+    """Start importing torch (for the checkpoints and TensorBoard) on a thread, while the main thread waits on XLA
+    and the GPU: Brax trains without torch, and importing it first would delay the first epoch by its ~3 s.
+    The first `import torch` on the main thread then waits for this import to finish (Python's import lock), so
+    nothing uses a half-imported module."""
+    if all(name in sys.modules for name in TORCH_MODULES):
+        return None
+    thread = threading.Thread(target=lambda: [importlib.import_module(name) for name in TORCH_MODULES],
+                              name="fleetlab-import-torch")
+    thread.start()
+    return thread

@@ -1,0 +1,24 @@
+"""Run the fleetlab CLI with the given arguments and print, as its last stdout line, the name of the thread that
+first imported torch ("none" if nothing did). A real run of the command-line program; only an import hook
+(a sys.meta_path finder that finds nothing) is added, to watch."""
+
+import importlib.abc
+import sys
+import threading
+
+first = []
+
+
+class WatchTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "torch" and not first:
+            first.append(threading.current_thread().name)
+        return None  # the normal finders do the import
+
+
+sys.meta_path.insert(0, WatchTorch())
+from fleetlab.cli import main  # noqa: E402
+
+code = main(sys.argv[1:])
+print(f"first torch import: {first[0] if first else 'none'}", flush=True)
+sys.exit(code)

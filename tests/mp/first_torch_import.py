@@ -1,5 +1,5 @@
-"""Run the fleetlab CLI with the given arguments and print, as its last stdout line, the name of the thread that
-first imported torch ("none" if nothing did). A real run of the command-line program; only an import hook
+"""Run the fleetlab CLI with the given arguments; print "torch import begins" on stdout when torch's import
+begins, and, as the last stdout line, the name of the thread that first imported torch ("none" if nothing did). A real run of the command-line program; only an import hook
 (a sys.meta_path finder that finds nothing) is added, to watch."""
 
 import importlib.abc
@@ -13,6 +13,7 @@ class WatchTorch(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == "torch" and not first:
             first.append(threading.current_thread().name)
+            print("torch import begins", flush=True)
         return None  # the normal finders do the import
 
 

@@ -29,6 +29,7 @@ from fleetlab.rl.brax.env import BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
 from fleetlab.rl.library import Resume
 from fleetlab.rl.perf import JAX_TRACE_S, XLA_COMPILE_S, XLA_COMPILES, count_xla_compiles, seconds_since_process_start
+from fleetlab.rl.scalar_writer import ScalarWriter
 from fleetlab.sim.mjx import warp_overflow_error
 
 
@@ -46,7 +47,7 @@ class BraxSession:
         self.make_policy, self.params = brax_params.initial(self.brax_env, cfg, run.seed)
         self.start_iteration = 0
         self.resumed = False
-        self.writer = None  # TensorBoard's, made at the first epoch's end (torch is imported by then: see learn)
+        self.writer = None  # TensorBoard's (torch-free: rl/scalar_writer.py), made at the first epoch's end
         self.wrap_writer = None  # what mirror_scalars asks for, applied when the writer is made
         self.sps: list[float] = []  # Brax's training/sps, one per epoch
         self.compiles: list[int] = []  # XLA compilations in this process at each epoch's end
@@ -95,7 +96,6 @@ class BraxSession:
         ppo_cfg = dict(cfg["ppo"])
         wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
         count_xla_compiles()
-        import_torch_in_background()
         self.learn_start_s = seconds_since_process_start()
         start = time.time()
         with patches.installed(), self._overflow_is_a_user_error():
@@ -181,9 +181,7 @@ class BraxSession:
     def _tensorboard(self):
         """Process 0's TensorBoard writer, made at its first use."""
         if self.writer is None and self.ctx.is_writer and self.run_dir is not None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(self.run_dir, flush_secs=10)
+            self.writer = ScalarWriter(self.run_dir, flush_secs=10)
             if self.wrap_writer is not None:
                 self.writer = self.wrap_writer(self.writer)
         return self.writer
@@ -227,6 +225,7 @@ class BraxSession:
                 writer.add_scalar(name, value, it)
         print(self.progress.line(it - 1, sps, ret=scalars.get("Train/mean_reward"),
                                  len=scalars.get("Train/mean_episode_length")), flush=True)
+        import_torch_in_background()  # torch, for the checkpoints, while the GPU trains the next epoch
 
     def _epoch_end(self, step: int, make_policy, params) -> None:
         it = self._iteration(step)
@@ -253,17 +252,18 @@ def epoch_length(iterations: int, at_most: int) -> int:
     return max(d for d in range(1, max(1, min(iterations, at_most)) + 1) if iterations % d == 0)
 
 
-TORCH_MODULES = ("torch", "torch.utils.tensorboard")
-
-
 def import_torch_in_background() -> threading.Thread | None:
-    """Start importing torch (for the checkpoints and TensorBoard) on a thread, while the main thread waits on XLA
-    and the GPU: Brax trains without torch, and importing it first would delay the first epoch by its ~3 s.
-    The first `import torch` on the main thread then waits for this import to finish (Python's import lock), so
-    nothing uses a half-imported module."""
-    if all(name in sys.modules for name in TORCH_MODULES):
+    """Start importing torch, which the checkpoints need, on a thread. Brax trains without torch: imported before
+    training, its ~3 s (on a GPU host) came before the first epoch; imported beside the compile of the first epoch,
+    it slowed that compile by about as much (measured on the H200: benchmarks/results/2026-12-05_h200_brax_notorch).
+    After the first epoch the main thread mostly waits on the GPU, so this is called after each epoch's progress
+    line (a no-op once started). A first `import torch` on the main thread (a checkpoint in the first epoch, a
+    video) waits for this import to finish (Python's import lock), so nothing uses a half-imported module."""
+    if "torch" in sys.modules or any(t.name == TORCH_THREAD for t in threading.enumerate()):
         return None
-    thread = threading.Thread(target=lambda: [importlib.import_module(name) for name in TORCH_MODULES],
-                              name="fleetlab-import-torch")
+    thread = threading.Thread(target=importlib.import_module, args=("torch",), name=TORCH_THREAD)
     thread.start()
     return thread
+
+
+TORCH_THREAD = "fleetlab-import-torch"

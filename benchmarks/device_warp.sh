@@ -214,10 +214,13 @@ for stage in "$@"; do
       echo "brax Cartpole with no --device rc $?: $(grep -ho '"device": "[^"]*"' $(find /tmp/runs/notorch_cart -name summary.json) | head -1)" | tee -a "$log"
       warp_warmup braxnotorch
       hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125"
-      for run in first second third; do
-        JAX_COMPILATION_CACHE_DIR=/tmp/jc_notorch_new timed_run notorch_new_$run 200 $hum
-        PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/${BASE_SRC:-.device_base}/src JAX_COMPILATION_CACHE_DIR=/tmp/jc_notorch_base \
-          timed_run notorch_base_$run 200 $hum
+      for run in first second third; do  # the order within a round alternates, against drifts of the host
+        order="new base" && [ $run = second ] && order="base new"
+        for code in $order; do
+          src=$PWD/src && [ $code = base ] && src=$PWD/${BASE_SRC:-.device_base}/src
+          PYTHONPATH=/tmp/site:/tmp/site_warp:$src JAX_COMPILATION_CACHE_DIR=/tmp/jc_notorch_$code \
+            timed_run notorch_${code}_$run 200 $hum
+        done
       done
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;

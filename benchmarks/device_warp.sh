@@ -214,7 +214,7 @@ for stage in "$@"; do
       echo "brax Cartpole with no --device rc $?: $(grep -ho '"device": "[^"]*"' $(find /tmp/runs/notorch_cart -name summary.json) | head -1)" | tee -a "$log"
       warp_warmup braxnotorch
       hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125"
-      for run in first second third; do  # the order within a round alternates, against drifts of the host
+      for run in ${NOTORCH_RUNS:-first second third}; do  # the order within a round alternates, against drifts of the host
         order="new base" && [ $run = second ] && order="base new"
         for code in $order; do
           src=$PWD/src && [ $code = base ] && src=$PWD/${BASE_SRC:-.device_base}/src

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# base = `git archive 57290f7 src` unpacked in /work/main/.device_base, v87 = `git archive 87eb367 src` in /tmp/v87
 # brax Cartpole on CPU: base 57290f7, 87eb367 (torch beside epoch 1), HEAD (torch after epoch 1), interleaved
 cd /work/main
 export GIT_PYTHON_REFRESH=quiet JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES=""

@@ -1,6 +1,7 @@
 """Run the fleetlab CLI with the given arguments; print "torch import begins" on stdout when torch's import
-begins, and, as the last stdout line, the name of the thread that first imported torch ("none" if nothing did). A real run of the command-line program; only an import hook
-(a sys.meta_path finder that finds nothing) is added, to watch."""
+begins, and, as the last stdout line, the name of the thread that first imported torch ("none" if nothing did).
+A real run of the command-line program; only an import hook (a sys.meta_path finder that finds nothing) is added,
+to watch."""
 
 import importlib.abc
 import sys

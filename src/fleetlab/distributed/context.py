@@ -147,7 +147,7 @@ class RunContext:
         )
 
     @staticmethod
-    def _resolve_device(device: str | None, local_rank: int, launched: bool, ml_framework: str = "torch") -> str:
+    def _resolve_device(device: str | None, local_rank: int, launched: bool, ml_framework: str) -> str:
         if device is not None and device != "cpu" and not device.startswith("cuda"):
             raise FleetlabError(f"unknown device '{device}': use 'cpu', 'cuda' or 'cuda:K'")
         if device == "cpu":

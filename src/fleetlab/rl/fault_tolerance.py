@@ -13,7 +13,6 @@ import random
 import re
 import signal
 import tempfile
-
 from typing import TYPE_CHECKING
 
 import numpy as np

@@ -10,27 +10,19 @@ import time
 
 
 class ScalarWriter:
-    """The part of SummaryWriter's interface that fleetlab's brax session uses: add_scalar, flush, close."""
+    """The part of SummaryWriter's interface that fleetlab's brax session uses: add_scalar and flush."""
 
     def __init__(self, log_dir: str, flush_secs: int = 10):
         from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-        self.log_dir = log_dir
         self._file = EventFileWriter(log_dir, flush_secs=flush_secs)
 
-    def add_scalar(self, tag: str, scalar_value: float, global_step: int | None = None,
-                   walltime: float | None = None) -> None:
+    def add_scalar(self, tag: str, scalar_value: float, global_step: int) -> None:
         from tensorboard.compat.proto.event_pb2 import Event
         from tensorboard.compat.proto.summary_pb2 import Summary
 
         summary = Summary(value=[Summary.Value(tag=tag, simple_value=float(scalar_value))])
-        event = Event(summary=summary, wall_time=time.time() if walltime is None else walltime)
-        if global_step is not None:
-            event.step = int(global_step)
-        self._file.add_event(event)
+        self._file.add_event(Event(summary=summary, step=int(global_step), wall_time=time.time()))
 
     def flush(self) -> None:
         self._file.flush()
-
-    def close(self) -> None:
-        self._file.close()

@@ -252,18 +252,15 @@ def epoch_length(iterations: int, at_most: int) -> int:
     return max(d for d in range(1, max(1, min(iterations, at_most)) + 1) if iterations % d == 0)
 
 
-def import_torch_in_background() -> threading.Thread | None:
+TORCH_THREAD = "fleetlab-import-torch"
+
+
+def import_torch_in_background() -> None:
     """Start importing torch, which the checkpoints need, on a thread. Brax trains without torch: imported before
     training, its ~3 s (on a GPU host) came before the first epoch; imported beside the compile of the first epoch,
     it slowed that compile by about as much (measured on the H200: benchmarks/results/2026-12-05_h200_brax_notorch).
     After the first epoch the main thread mostly waits on the GPU, so this is called after each epoch's progress
     line (a no-op once started). A first `import torch` on the main thread (a checkpoint in the first epoch, a
     video) waits for this import to finish (Python's import lock), so nothing uses a half-imported module."""
-    if "torch" in sys.modules or any(t.name == TORCH_THREAD for t in threading.enumerate()):
-        return None
-    thread = threading.Thread(target=importlib.import_module, args=("torch",), name=TORCH_THREAD)
-    thread.start()
-    return thread
-
-
-TORCH_THREAD = "fleetlab-import-torch"
+    if "torch" not in sys.modules and not any(t.name == TORCH_THREAD for t in threading.enumerate()):
+        threading.Thread(target=importlib.import_module, args=("torch",), name=TORCH_THREAD).start()

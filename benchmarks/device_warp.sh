@@ -26,6 +26,8 @@
 #   braxnotorch issue D: which GPU count a JAX workflow's device resolution finds (the CUDA driver, no torch) and
 #               where a brax run with no --device trains; then the full brax Humanoid of this tree and of BASE_SRC's
 #               code, alternated, first, second and third run, each code on its own JAX cache
+#   braxreturn  issue D: rsl_rl's Humanoid on the same budget, then every Humanoid run in /tmp/runs (this stage's,
+#               braxnotorch's) plays 1000 steps at 4096 envs: one whole episode per env, the same return measure
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -224,6 +226,18 @@ for stage in "$@"; do
       done
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
+    braxreturn)  # issue D: rsl_rl trains the Humanoid on the same budget, then every Humanoid run left in /tmp/runs
+      # (this stage's and braxnotorch's, same machine) plays 1000 steps at 4096 envs with the deterministic policy:
+      # every env ends one whole episode (at most 960 steps), so both libraries get the same return measure
+      timed_run ret_rsl_rl 200 train --library rsl_rl --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125
+      for dir in /tmp/runs/ret_rsl_rl /tmp/runs/notorch_*; do
+        name=$(basename "$dir") && lib=brax && [ "$name" = ret_rsl_rl ] && lib=rsl_rl
+        (cd "$dir" && timeout 120 python3 -m fleetlab play --library $lib --task Isaac-Humanoid-v0 --num_envs 4096 \
+          --steps 1000 --physics_impl warp --headless --device cuda:0 --no-export > "$OUT/play_$name.log" 2>&1)
+        echo "play $name ($lib) rc $?: $(python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('mean_return', 'episodes', 'terminated_fraction')})" "$(find "$dir/logs" -name play.json | head -1)" 2>&1 | tail -1)" | tee -a "$log"
+        cp "$(find "$dir/logs" -name play.json | head -1)" "$OUT/play_${name}.json" 2>/dev/null
+      done
+      (cd "$OUT" && tar czf braxreturn.tgz ret_* play_* && rm -f ret_*.log ret_*.json play_*.log play_*.json) ;;
     braxgraph)  # issue D: brax Humanoid, 30 iterations, XLA's Triton GEMMs off, per MuJoCo Warp graph mode (WARP:
       # Warp's FFI handler runs Python on every call; JAX: XLA captures the call into its own CUDA graphs)
       warp_warmup braxgraph

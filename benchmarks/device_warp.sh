@@ -25,7 +25,8 @@
 #               off; then the first and second full run and a profile
 #   braxnotorch issue D: which GPU count a JAX workflow's device resolution finds (the CUDA driver, no torch) and
 #               where a brax run with no --device trains; then the full brax Humanoid of this tree and of BASE_SRC's
-#               code, alternated, first, second and third run, each code on its own JAX cache
+#               code, alternated, first, second and third run, each code on its own JAX cache (NOTORCH_RUNS picks
+#               the runs, NOTORCH_CODES="new" leaves the older code out)
 #   braxreturn  issue D: rsl_rl's Humanoid on the same budget, then every Humanoid run in /tmp/runs (this stage's,
 #               braxnotorch's) plays 1000 steps at 4096 envs: one whole episode per env, the same return measure
 set -u
@@ -217,7 +218,7 @@ for stage in "$@"; do
       warp_warmup braxnotorch
       hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125"
       for run in ${NOTORCH_RUNS:-first second third}; do  # the order within a round alternates, against drifts of the host
-        order="new base" && [ $run = second ] && order="base new"
+        order="${NOTORCH_CODES:-new base}" && [ $run = second ] && order=$(echo $order | tr ' ' '\n' | tac | tr '\n' ' ')
         for code in $order; do
           src=$PWD/src && [ $code = base ] && src=$PWD/${BASE_SRC:-.device_base}/src
           PYTHONPATH=/tmp/site:/tmp/site_warp:$src JAX_COMPILATION_CACHE_DIR=/tmp/jc_notorch_$code \

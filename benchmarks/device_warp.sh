@@ -235,8 +235,8 @@ for stage in "$@"; do
         name=$(basename "$dir") && lib=brax && [ "$name" = ret_rsl_rl ] && lib=rsl_rl
         (cd "$dir" && timeout 120 python3 -m fleetlab play --library $lib --task Isaac-Humanoid-v0 --num_envs 4096 \
           --steps 1000 --physics_impl warp --headless --device cuda:0 --no-export > "$OUT/play_$name.log" 2>&1)
-        echo "play $name ($lib) rc $?: $(python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('mean_return', 'episodes', 'terminated_fraction')})" "$(find "$dir/logs" -name play.json | head -1)" 2>&1 | tail -1)" | tee -a "$log"
-        cp "$(find "$dir/logs" -name play.json | head -1)" "$OUT/play_${name}.json" 2>/dev/null
+        rc=$? && cp "$(find "$dir/logs" -name play.json | head -1)" "$OUT/play_$name.json" 2>/dev/null
+        echo "play $name ($lib) rc $rc: $(python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('mean_return', 'episodes', 'terminated_fraction')})" "$OUT/play_$name.json" 2>&1 | tail -1)" | tee -a "$log"
       done
       (cd "$OUT" && tar czf braxreturn.tgz ret_* play_* && rm -f ret_*.log ret_*.json play_*.log play_*.json) ;;
     braxgraph)  # issue D: brax Humanoid, 30 iterations, XLA's Triton GEMMs off, per MuJoCo Warp graph mode (WARP:

@@ -227,12 +227,16 @@ for stage in "$@"; do
       done
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
-    braxreturn)  # issue D: rsl_rl trains the Humanoid on the same budget, then every Humanoid run left in /tmp/runs
-      # (this stage's and braxnotorch's, same machine) plays 1000 steps at 4096 envs with the deterministic policy:
-      # every env ends one whole episode (at most 960 steps), so both libraries get the same return measure
-      timed_run ret_rsl_rl 200 train --library rsl_rl --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125
-      for dir in /tmp/runs/ret_rsl_rl /tmp/runs/notorch_*; do
-        name=$(basename "$dir") && lib=brax && [ "$name" = ret_rsl_rl ] && lib=rsl_rl
+    braxreturn)  # issue D: rsl_rl trains the Humanoid on the same budget (RET_RUNS times), then every Humanoid run left
+      # in /tmp/runs (this stage's and braxnotorch's, same machine) plays 1000 steps at 4096 envs with the deterministic
+      # policy. Play lengthens the episode past --steps, so each env plays one episode cut at step 1000 (and one more
+      # after each fall): play's mean return over all of them is the same measure for both libraries
+      for run in ${RET_RUNS:-first}; do
+        timed_run ret_rsl_rl_$run 200 train --library rsl_rl --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125
+      done
+      for dir in /tmp/runs/ret_rsl_rl_* /tmp/runs/notorch_new_* /tmp/runs/notorch_base_*; do
+        [ -d "$dir" ] || continue
+        name=$(basename "$dir") && lib=brax && [ "${name#ret_rsl_rl}" != "$name" ] && lib=rsl_rl
         (cd "$dir" && timeout 120 python3 -m fleetlab play --library $lib --task Isaac-Humanoid-v0 --num_envs 4096 \
           --steps 1000 --physics_impl warp --headless --device cuda:0 --no-export > "$OUT/play_$name.log" 2>&1)
         rc=$? && cp "$(find "$dir/logs" -name play.json | head -1)" "$OUT/play_$name.json" 2>/dev/null

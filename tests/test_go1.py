@@ -163,8 +163,15 @@ def test_play_reports_tracking_errors_and_falls():
     torch.manual_seed(0)
     out = evaluate(env, lambda obs: 3 * torch.randn(obs.shape[0], 12), steps=150)
     falls = out["episodes_ended_by_base_contact"]
-    assert falls > 0 and out["episodes"] == falls, out
+    assert falls > 0 and out["episodes"] == falls + 4, out
     assert out["terminated_fraction"] == pytest.approx(falls / (4 + falls)), out
+    # the mean return counts the episode each env is cut in at the last step, beside the falls: replayed with the same
+    # seeds, every reward summed over every episode played
+    env = make("Isaac-Velocity-Flat-Unitree-Go1-Play-v0", num_envs=4, seed=0)
+    env.reset()
+    torch.manual_seed(0)
+    total = sum(float(env.step(3 * torch.randn(4, 12))[1].sum()) for _ in range(150))
+    assert out["mean_return"] == pytest.approx(total / out["episodes"], rel=1e-4), (out, total)
 
 
 @pytest.mark.slow

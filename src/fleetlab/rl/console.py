@@ -40,8 +40,8 @@ class Progress:
 
 
 def print_play_result(result: dict) -> None:
-    over = f"over {result['episodes']} episodes" if result["episodes"] else f"over one {result['steps']}-step episode per env"
-    line = f"[fleetlab] play {result['task']}: mean return {result['mean_return']:.3f} {over}"
+    line = (f"[fleetlab] play {result['task']}: mean return {result['mean_return']:.3f} over {result['episodes']} "
+            f"episodes ({result['num_envs']} of them cut at step {result['steps']})")
     if "success_fraction" in result:
         line += f"; {result['success_name']} for {100 * result['success_fraction']:.1f}% of {result['steps']} steps"
     line += f"; {100 * result['terminated_fraction']:.1f}% of episodes begun ended by termination"

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) -> dict:
     """Run `policy` (torch obs -> torch actions) for `steps` steps on every env of a fleetlab VecEnv. Reports the
-    mean return of finished episodes and, for tasks that define one, the fraction of env-steps that succeed
+    mean return of the episodes played: those that ended and the one each env is in at the last step (play runs one
+    long episode per env, so the episodes that end are the failures alone; their mean would rank a policy that
+    falls once in 4096 envs by that one fall) and, for tasks that define one, the fraction of env-steps that succeed
     (cartpole: |pole| < 0.2 rad), the fraction of the episodes begun that ended by termination (Go1: the fall rate;
     play runs one long episode per env, and each termination begins another), and the means over env-steps of the task's play metrics (Go1: velocity tracking errors)."""
     import torch
@@ -45,8 +47,8 @@ def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) ->
             if task.play_metrics is not None:
                 for name, value in play_metrics(env.state).items():
                     metrics.setdefault(name, []).append(float(np.asarray(value).mean()))
-    out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns)}
-    out["mean_return"] = float(np.mean(returns)) if returns else float(ret.mean())
+    out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns) + env.num_envs}
+    out["mean_return"] = float(np.mean(returns + ret.tolist()))
     out[f"episodes_ended_by_{task.termination_name}"] = terminated_episodes
     out["terminated_fraction"] = terminated_episodes / (env.num_envs + len(returns))
     if successes:

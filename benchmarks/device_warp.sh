@@ -27,8 +27,10 @@
 #               where a brax run with no --device trains; then the full brax Humanoid of this tree and of BASE_SRC's
 #               code, alternated, first, second and third run, each code on its own JAX cache (NOTORCH_RUNS picks
 #               the runs, NOTORCH_CODES="new" leaves the older code out)
-#   braxreturn  issue D: rsl_rl's Humanoid on the same budget, then every Humanoid run in /tmp/runs (this stage's,
-#               braxnotorch's) plays 1000 steps at 4096 envs: one whole episode per env, the same return measure
+#   braxpair    issue D: one brax Humanoid run of this tree on cold caches (a short device session's braxnotorch)
+#   braxreturn  issue D: rsl_rl's Humanoid on the same budget (RET_RUNS names the runs), then every Humanoid run in
+#               /tmp/runs (this stage's, braxnotorch's, braxpair's) plays 1000 steps at 4096 envs: one episode per env
+#               cut at step 1000 and one more after each fall, the same return measure for both libraries
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -227,6 +229,10 @@ for stage in "$@"; do
       done
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
+    braxpair)  # issue D: one brax Humanoid run of this tree, cold (no warm-up run first), for braxreturn to play
+      PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/src timed_run notorch_new_pair 200 \
+        train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125
+      summaries "$OUT"/notorch_new_pair_summary.json ;;
     braxreturn)  # issue D: rsl_rl trains the Humanoid on the same budget (RET_RUNS times), then every Humanoid run left
       # in /tmp/runs (this stage's and braxnotorch's, same machine) plays 1000 steps at 4096 envs with the deterministic
       # policy. Play lengthens the episode past --steps, so each env plays one episode cut at step 1000 (and one more

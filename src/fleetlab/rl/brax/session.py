@@ -253,6 +253,12 @@ def epoch_length(iterations: int, at_most: int) -> int:
 
 
 TORCH_THREAD = "fleetlab-import-torch"
+# How long the importing thread may keep Python's GIL while another thread waits for it (CPython's default: 5 ms).
+# MuJoCo Warp's steps reach Python inside the running XLA program: warp's `jax_callable` FFI handler is a ctypes
+# callback, which must take the GIL, and the GPU waits while it does. Beside an import at the default interval
+# each of them waited up to 5 ms: the two epochs that ran beside torch's import took 3.4 and 2.0 s instead of
+# 1.4 s (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax).
+IMPORT_SWITCH_INTERVAL_S = 1e-5
 
 
 def import_torch_in_background() -> None:
@@ -260,7 +266,17 @@ def import_torch_in_background() -> None:
     training, its ~3 s (on a GPU host) came before the first epoch; imported beside the compile of the first epoch,
     it slowed that compile by about as much (measured on the H200: benchmarks/results/2026-12-05_h200_brax_notorch).
     After the first epoch the main thread mostly waits on the GPU, so this is called after each epoch's progress
-    line (a no-op once started). A first `import torch` on the main thread (a checkpoint in the first epoch, a
-    video) waits for this import to finish (Python's import lock), so nothing uses a half-imported module."""
+    line (a no-op once started), and the import hands the GIL over quickly (IMPORT_SWITCH_INTERVAL_S). A first
+    `import torch` on the main thread (a checkpoint in the first epoch, a video) waits for this import to finish
+    (Python's import lock), so nothing uses a half-imported module."""
     if "torch" not in sys.modules and not any(t.name == TORCH_THREAD for t in threading.enumerate()):
-        threading.Thread(target=importlib.import_module, args=("torch",), name=TORCH_THREAD).start()
+        threading.Thread(target=_import_torch_yielding_the_gil, name=TORCH_THREAD).start()
+
+
+def _import_torch_yielding_the_gil() -> None:
+    default = sys.getswitchinterval()
+    sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
+    try:
+        importlib.import_module("torch")
+    finally:
+        sys.setswitchinterval(default)

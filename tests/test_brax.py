@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import sys
 import time
 import types
 
@@ -118,8 +119,6 @@ def test_training_imports_torch_only_in_the_background_after_the_first_epoch(tmp
     its compile: the first import must be the session's background one, begun after the first epoch's progress
     line, at a short GIL switch interval (MuJoCo Warp's callbacks wait for the GIL) that is restored afterwards,
     and the run must still write its checkpoint and TensorBoard events (which need no torch)."""
-    import sys
-
     from fleetlab.rl.brax.session import IMPORT_SWITCH_INTERVAL_S
 
     out = run_cmd([PYTHON, os.path.join(os.path.dirname(__file__), "mp", "first_torch_import.py"), "train",

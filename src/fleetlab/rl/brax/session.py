@@ -9,8 +9,10 @@ checkpoints, videos), and `restore_params` (resume)."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib
+import importlib.machinery
 import os
 import statistics
 import sys
@@ -276,9 +278,27 @@ def import_torch_in_background() -> None:
 
 
 def _import_torch_yielding_the_gil() -> None:
+    _load_torch_libraries()
     default = sys.getswitchinterval()
     sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
     try:
         importlib.import_module("torch")
     finally:
         sys.setswitchinterval(default)
+
+
+def _load_torch_libraries() -> None:
+    """Load torch's shared libraries (libtorch_python and what it links: libtorch_cpu, on a CUDA build
+    libtorch_cuda and CUDA's) before importing torch. CPython imports an extension module (torch._C, which pulls
+    them all in) holding the GIL for the whole dlopen, which no switch interval shortens; ctypes calls dlopen
+    without the GIL. torch's own import then finds them loaded. RTLD_LOCAL, ctypes' default, adds nothing to the
+    global symbol scope that torch's import would not add."""
+    spec = importlib.machinery.PathFinder.find_spec("torch")  # on sys.path, without importing it
+    if spec is None or spec.origin is None:
+        return  # the import that follows reports it
+    path = os.path.join(os.path.dirname(spec.origin), "lib", "libtorch_python.so")  # Linux wheels' name
+    if os.path.isfile(path):
+        try:
+            ctypes.CDLL(path)
+        except OSError:
+            pass  # a broken install: the import that follows reports it with torch's own message

@@ -31,6 +31,9 @@
 #   braxreturn  issue D: rsl_rl's Humanoid on the same budget (RET_RUNS names the runs), then every Humanoid run in
 #               /tmp/runs (this stage's, braxnotorch's, braxpair's) plays 1000 steps at 4096 envs: one episode per env
 #               cut at step 1000 and one more after each fall, the same return measure for both libraries
+#   braxgil     issue D: torch's background import beside epochs 2-3, this tree against BASE_SRC's code: the GIL
+#               probe (benchmarks/torch_import_gil.py), then brax Humanoid runs of 25 iterations (5 epochs) on one
+#               JAX cache filled by a first run, GIL_PAIRS pairs alternated
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -229,6 +232,25 @@ for stage in "$@"; do
       done
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
+    braxgil)  # the epoch program is the same in both codes (only torch's import differs), so they share a JAX cache
+      for i in 1 2; do
+        for mode in import preload; do
+          python3 benchmarks/torch_import_gil.py $mode --json "$OUT/gil_probe_${mode}_$i.json" 2>&1 | tail -1 | tee -a "$log"
+        done
+      done
+      warp_warmup braxgil
+      short="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 25"
+      export JAX_COMPILATION_CACHE_DIR=/tmp/jc_gil
+      timed_run gil_fill 200 $short
+      for i in $(seq "${GIL_PAIRS:-4}"); do
+        order="new base" && [ $((i % 2)) = 0 ] && order="base new"
+        for code in $order; do
+          src=$PWD/src && [ $code = base ] && src=$PWD/${BASE_SRC:-.device_base}/src
+          PYTHONPATH=/tmp/site:/tmp/site_warp:$src timed_run gil_${code}_$i 120 $short
+        done
+      done
+      summaries "$OUT"/gil_*_summary.json
+      (cd "$OUT" && tar czf braxgil.tgz gil_* && rm -f gil_*.log gil_*.json) ;;
     braxpair)  # issue D: one brax Humanoid run of this tree, cold (no warm-up run first), for braxreturn to play
       PYTHONPATH=/tmp/site:/tmp/site_warp:$PWD/src timed_run notorch_new_pair 200 \
         train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125

@@ -259,9 +259,9 @@ TORCH_THREAD = "fleetlab-import-torch"
 # MuJoCo Warp's steps reach Python inside the running XLA program: warp's `jax_callable` FFI handler is a ctypes
 # callback, which must take the GIL, and the GPU waits while it does; beside an import at the default interval
 # each can wait up to 5 ms. The two epochs that ran beside torch's import took 3.4 and 2.0 s instead of 1.4 s
-# (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax); what this shorter interval gives back on a GPU is
-# not measured yet (on a CPU, a thread taking the GIL every 0.5 ms waited 0.67 s in all beside the import
-# instead of 1.27 s).
+# (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax). At 10 us they took ~1.5 s more than two steady epochs
+# instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax); the rest is the dlopen that
+# _load_torch_libraries takes out of the GIL.
 IMPORT_SWITCH_INTERVAL_S = 1e-5
 
 

@@ -33,7 +33,7 @@
 #               cut at step 1000 and one more after each fall, the same return measure for both libraries
 #   braxgil     issue D: torch's background import beside epochs 2-3, this tree against BASE_SRC's code: the GIL
 #               probe (benchmarks/torch_import_gil.py), then brax Humanoid runs of 25 iterations (5 epochs) on one
-#               JAX cache filled by a first run, GIL_PAIRS pairs alternated
+#               JAX cache filled by a first run, GIL_PAIRS pairs alternated (GIL_PROBES probes of each mode first)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -233,7 +233,7 @@ for stage in "$@"; do
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
     braxgil)  # the epoch program is the same in both codes (only torch's import differs), so they share a JAX cache
-      for i in 1 2; do
+      for i in $(seq "${GIL_PROBES:-2}"); do
         for mode in import preload; do
           python3 benchmarks/torch_import_gil.py $mode --json "$OUT/gil_probe_${mode}_$i.json" 2>&1 | tail -1 | tee -a "$log"
         done

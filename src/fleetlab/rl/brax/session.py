@@ -260,8 +260,8 @@ TORCH_THREAD = "fleetlab-import-torch"
 # callback, which must take the GIL, and the GPU waits while it does; beside an import at the default interval
 # each can wait up to 5 ms. The two epochs that ran beside torch's import took 3.4 and 2.0 s instead of 1.4 s
 # (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax). At 10 us they took ~1.5 s more than two steady epochs
-# instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax); the rest is the dlopen that
-# _load_torch_libraries takes out of the GIL.
+# instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax). Part of the rest is most likely the dlopen
+# that _load_torch_libraries takes out of the GIL (not yet measured on a GPU).
 IMPORT_SWITCH_INTERVAL_S = 1e-5
 
 
@@ -292,7 +292,8 @@ def _load_torch_libraries() -> None:
     libtorch_cuda and CUDA's) before importing torch. CPython imports an extension module (torch._C, which pulls
     them all in) holding the GIL for the whole dlopen, which no switch interval shortens; ctypes calls dlopen
     without the GIL. torch's own import then finds them loaded. RTLD_LOCAL, ctypes' default, adds nothing to the
-    global symbol scope that torch's import would not add."""
+    global symbol scope that torch's import would not add. On a CPU (torch 2.13's CPU wheel) the longest wait of a
+    thread wanting the GIL beside the import fell from 244-318 ms to 51-56 ms (benchmarks/torch_import_gil.py)."""
     spec = importlib.machinery.PathFinder.find_spec("torch")  # on sys.path, without importing it
     if spec is None or spec.origin is None:
         return  # the import that follows reports it

@@ -1,26 +1,26 @@
 """How long a thread that wants Python's GIL every 0.5 ms waits while another thread imports torch (what MuJoCo
 Warp's FFI callbacks inside a running brax epoch go through; see rl/brax/session.py).
 
-    python benchmarks/torch_import_gil.py import|preload [--json FILE]
+    PYTHONPATH=src python benchmarks/torch_import_gil.py import|preload [--json FILE]
 
-`import`: the import at a 10 us switch interval; `preload`: torch's libraries loaded through ctypes (dlopen
-without the GIL) first, then the same import. Run each mode in a fresh process."""
+Both modes import torch at the session's switch interval (IMPORT_SWITCH_INTERVAL_S); `preload` first loads torch's
+libraries as the session does (`load_torch_libraries`: dlopen through ctypes, without the GIL). Run each mode in a
+fresh process."""
 
 import argparse
-import ctypes
 import importlib
-import importlib.machinery
 import json
-import os
 import sys
 import threading
 import time
+
+from fleetlab.rl.brax.session import IMPORT_SWITCH_INTERVAL_S, load_torch_libraries
 
 parser = argparse.ArgumentParser()
 parser.add_argument("mode", choices=("import", "preload"))
 parser.add_argument("--json")
 args = parser.parse_args()
-lib = os.path.join(os.path.dirname(importlib.machinery.PathFinder.find_spec("torch").origin), "lib")
+assert "torch" not in sys.modules, "torch was imported before the measurement"
 done = threading.Event()
 phases = {}
 
@@ -28,9 +28,9 @@ phases = {}
 def work():
     t0 = time.perf_counter()
     if args.mode == "preload":
-        ctypes.CDLL(os.path.join(lib, "libtorch_python.so"))
+        load_torch_libraries()
         phases["preload_s"] = time.perf_counter() - t0
-    sys.setswitchinterval(1e-5)
+    sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
     importlib.import_module("torch")
     phases["total_s"] = time.perf_counter() - t0
     done.set()

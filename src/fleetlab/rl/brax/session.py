@@ -261,7 +261,7 @@ TORCH_THREAD = "fleetlab-import-torch"
 # each can wait up to 5 ms. The two epochs that ran beside torch's import took 3.4 and 2.0 s instead of 1.4 s
 # (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax). At 10 us they took ~1.5 s more than two steady epochs
 # instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax). Part of the rest is most likely the dlopen
-# that _load_torch_libraries takes out of the GIL (not yet measured on a GPU).
+# that load_torch_libraries takes out of the GIL (not yet measured on a GPU).
 IMPORT_SWITCH_INTERVAL_S = 1e-5
 
 
@@ -278,7 +278,7 @@ def import_torch_in_background() -> None:
 
 
 def _import_torch_yielding_the_gil() -> None:
-    _load_torch_libraries()
+    load_torch_libraries()
     default = sys.getswitchinterval()
     sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
     try:
@@ -287,19 +287,16 @@ def _import_torch_yielding_the_gil() -> None:
         sys.setswitchinterval(default)
 
 
-def _load_torch_libraries() -> None:
+def load_torch_libraries() -> None:
     """Load torch's shared libraries (libtorch_python and what it links: libtorch_cpu, on a CUDA build
     libtorch_cuda and CUDA's) before importing torch. CPython imports an extension module (torch._C, which pulls
     them all in) holding the GIL for the whole dlopen, which no switch interval shortens; ctypes calls dlopen
     without the GIL. torch's own import then finds them loaded. RTLD_LOCAL, ctypes' default, adds nothing to the
-    global symbol scope that torch's import would not add. On a CPU (torch 2.13's CPU wheel) the longest wait of a
-    thread wanting the GIL beside the import fell from 244-318 ms to 51-56 ms (benchmarks/torch_import_gil.py)."""
+    global symbol scope that torch's import would not add. benchmarks/torch_import_gil.py measures the effect."""
     spec = importlib.machinery.PathFinder.find_spec("torch")  # on sys.path, without importing it
     if spec is None or spec.origin is None:
         return  # the import that follows reports it
-    path = os.path.join(os.path.dirname(spec.origin), "lib", "libtorch_python.so")  # Linux wheels' name
-    if os.path.isfile(path):
-        try:
-            ctypes.CDLL(path)
-        except OSError:
-            pass  # a broken install: the import that follows reports it with torch's own message
+    try:
+        ctypes.CDLL(os.path.join(os.path.dirname(spec.origin), "lib", "libtorch_python.so"))  # Linux wheels' name
+    except OSError:
+        pass  # not Linux, or a broken install: the import that follows reports the latter in torch's own words

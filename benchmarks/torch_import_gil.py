@@ -1,53 +1,67 @@
-"""How long a thread that wants Python's GIL every 0.5 ms waits while another thread imports torch (what MuJoCo
-Warp's FFI callbacks inside a running brax epoch go through; see rl/brax/session.py).
+"""How long a thread that wants Python's GIL every 0.5 ms waits while another thread imports torch in a process
+that has imported the brax session (jax, brax, MuJoCo Warp): what MuJoCo Warp's FFI callbacks inside a running brax
+epoch go through (rl/brax/session.py).
 
-    PYTHONPATH=src python benchmarks/torch_import_gil.py import|preload [--json FILE]
+    PYTHONPATH=src python benchmarks/torch_import_gil.py import|freeze [--json FILE]
 
-Both modes import torch at the session's switch interval (IMPORT_SWITCH_INTERVAL_S); `preload` first loads torch's
-libraries as the session does (`load_torch_libraries`: dlopen through ctypes, without the GIL). Run each mode in a
-fresh process."""
+Both modes import torch at the session's switch interval (IMPORT_SWITCH_INTERVAL_S); `freeze` first freezes the
+process's objects (gc.freeze), as the session does. Run each mode in a fresh process. The waiting thread starts
+its clock before the importing thread starts, so a hold at the import's very start is counted too."""
 
 import argparse
+import gc
 import importlib
 import json
 import sys
 import threading
 import time
 
-from fleetlab.rl.brax.session import IMPORT_SWITCH_INTERVAL_S, load_torch_libraries
+from fleetlab.rl.brax.session import IMPORT_SWITCH_INTERVAL_S
 
 parser = argparse.ArgumentParser()
-parser.add_argument("mode", choices=("import", "preload"))
+parser.add_argument("mode", choices=("import", "freeze"))
 parser.add_argument("--json")
 args = parser.parse_args()
 assert "torch" not in sys.modules, "torch was imported before the measurement"
 done = threading.Event()
-phases = {}
+collections = []  # (generation, seconds) of each garbage collection during the import
+gc_started = []
+
+
+def on_gc(phase, info):
+    if phase == "start":
+        gc_started[:] = [time.perf_counter()]
+    elif gc_started:
+        collections.append((info["generation"], time.perf_counter() - gc_started[0]))
 
 
 def work():
-    t0 = time.perf_counter()
-    if args.mode == "preload":
-        load_torch_libraries()
-        phases["preload_s"] = time.perf_counter() - t0
+    if args.mode == "freeze":
+        gc.freeze()
+    gc.callbacks.append(on_gc)
     sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
     importlib.import_module("torch")
-    phases["total_s"] = time.perf_counter() - t0
     done.set()
 
 
 waits = []
 thread = threading.Thread(target=work)
+start = time.perf_counter()
 thread.start()
-while not done.is_set():
-    start = time.perf_counter()
+while True:
     time.sleep(0.0005)
-    waits.append(time.perf_counter() - start - 0.0005)
+    now = time.perf_counter()
+    waits.append(now - start - 0.0005)
+    start = now
+    if done.is_set():
+        break
 thread.join()
 waits.sort()
-result = {"mode": args.mode, **{k: round(v, 3) for k, v in phases.items()}, "wakeups": len(waits),
-          "waited_s": round(sum(waits), 3), "max_wait_ms": round(1e3 * waits[-1], 1),
-          "p99_wait_ms": round(1e3 * waits[int(0.99 * len(waits))], 2)}
+longest_gc = max((s for g, s in collections), default=0.0)
+result = {"mode": args.mode, "wakeups": len(waits), "waited_s": round(sum(waits), 3),
+          "max_wait_ms": round(1e3 * waits[-1], 1), "longest_5_waits_ms": [round(1e3 * w, 1) for w in waits[-5:]],
+          "collections": len(collections), "full_collections": sum(g == 2 for g, s in collections),
+          "longest_collection_ms": round(1e3 * longest_gc, 1)}
 print(json.dumps(result))
 if args.json:
     with open(args.json, "w") as f:

@@ -1,11 +1,12 @@
 """Run the fleetlab CLI with the given arguments; print "torch import begins" on stdout when torch's import
-begins, then "switch interval during the import: S" and "torch's libraries loaded before: B" (whether
-libtorch_python is mapped into the process already) and, at the end, "switch interval after: S" (Python's GIL
-switch interval), and, as the last stdout line, the name of the thread that first imported torch ("none" if
+begins, then "switch interval during the import: S" and "objects frozen: N" (gc.get_freeze_count(): how many
+objects the garbage collector skips) and, at the end, "switch interval after: S" (Python's GIL switch interval),
+and, as the last stdout line, the name of the thread that first imported torch ("none" if
 nothing did).
 A real run of the command-line program; only an import hook (a sys.meta_path finder that finds nothing) is added,
 to watch."""
 
+import gc
 import importlib.abc
 import sys
 import threading
@@ -19,8 +20,7 @@ class WatchTorch(importlib.abc.MetaPathFinder):
             first.append(threading.current_thread().name)
             print("torch import begins", flush=True)
             print(f"switch interval during the import: {sys.getswitchinterval()}", flush=True)
-            with open("/proc/self/maps") as maps:
-                print(f"torch's libraries loaded before: {'libtorch_python' in maps.read()}", flush=True)
+            print(f"objects frozen: {gc.get_freeze_count()}", flush=True)
         return None  # the normal finders do the import
 
 

@@ -9,10 +9,9 @@ checkpoints, videos), and `restore_params` (resume)."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
+import gc
 import importlib
-import importlib.machinery
 import os
 import statistics
 import sys
@@ -260,8 +259,9 @@ TORCH_THREAD = "fleetlab-import-torch"
 # callback, which must take the GIL, and the GPU waits while it does; beside an import at the default interval
 # each can wait up to 5 ms. The two epochs that ran beside torch's import took 3.4 and 2.0 s instead of 1.4 s
 # (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax). At 10 us they took ~1.5 s more than two steady epochs
-# instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax). Part of the rest is most likely the dlopen
-# that load_torch_libraries takes out of the GIL (not yet measured on a GPU).
+# instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax). No switch interval shortens a hold that sits
+# in C: the dlopen of torch's libraries, and the full garbage collections the import's allocations set off, which
+# walk every object of the process (jax, brax, MuJoCo Warp: ~640k objects and ~280 ms on a CPU).
 IMPORT_SWITCH_INTERVAL_S = 1e-5
 
 
@@ -278,25 +278,12 @@ def import_torch_in_background() -> None:
 
 
 def _import_torch_yielding_the_gil() -> None:
-    load_torch_libraries()
+    # The objects alive now (modules, traced programs) are long-lived: frozen, the import's collections skip them.
+    # Frozen objects are never collected; a training process keeps them to its end anyway.
+    gc.freeze()
     default = sys.getswitchinterval()
     sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
     try:
         importlib.import_module("torch")
     finally:
         sys.setswitchinterval(default)
-
-
-def load_torch_libraries() -> None:
-    """Load torch's shared libraries (libtorch_python and what it links: libtorch_cpu, on a CUDA build
-    libtorch_cuda and CUDA's) before importing torch. CPython imports an extension module (torch._C, which pulls
-    them all in) holding the GIL for the whole dlopen, which no switch interval shortens; ctypes calls dlopen
-    without the GIL. torch's own import then finds them loaded. RTLD_LOCAL, ctypes' default, adds nothing to the
-    global symbol scope that torch's import would not add. benchmarks/torch_import_gil.py measures the effect."""
-    spec = importlib.machinery.PathFinder.find_spec("torch")  # on sys.path, without importing it
-    if spec is None or spec.origin is None:
-        return  # the import that follows reports it
-    try:
-        ctypes.CDLL(os.path.join(os.path.dirname(spec.origin), "lib", "libtorch_python.so"))  # Linux wheels' name
-    except OSError:
-        pass  # not Linux, or a broken install: the import that follows reports the latter in torch's own words

@@ -234,7 +234,7 @@ for stage in "$@"; do
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
     braxgil)  # the epoch program is the same in both codes (only torch's import differs), so they share a JAX cache
       for i in $(seq "${GIL_PROBES:-2}"); do
-        for mode in import preload; do
+        for mode in import freeze; do
           python3 benchmarks/torch_import_gil.py $mode --json "$OUT/gil_probe_${mode}_$i.json" 2>&1 | tail -1 | tee -a "$log"
         done
       done

@@ -119,10 +119,12 @@ def test_training_imports_torch_only_in_the_background_after_the_first_epoch(tmp
     its compile: the first import must be the session's background one, begun after the first epoch's progress
     line, at a short GIL switch interval (MuJoCo Warp's callbacks wait for the GIL) that is restored afterwards and
     with the process's objects frozen (the import's garbage collections would walk them holding the GIL), and the
-    run must still write its checkpoint and TensorBoard events (which need no torch)."""
+    run must still write its checkpoint and TensorBoard events (which need no torch). Python's garbage collector is
+    off through the start-up and the trace (rl/garbage_collection.py), and on again, with the objects frozen, by the
+    first progress line."""
     from fleetlab.rl.brax.session import IMPORT_SWITCH_INTERVAL_S
 
-    out = run_cmd([PYTHON, os.path.join(os.path.dirname(__file__), "mp", "first_torch_import.py"), "train",
+    out = run_cmd([PYTHON, os.path.join(os.path.dirname(__file__), "mp", "watch_imports.py"), "train",
                    "--library", "brax", "--num_envs", "16", "--max_iterations", "4", "agent.log_interval=2", *SMALL],
                   cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
@@ -135,7 +137,12 @@ def test_training_imports_torch_only_in_the_background_after_the_first_epoch(tmp
     assert IMPORT_SWITCH_INTERVAL_S < sys.getswitchinterval()
     frozen = [int(line.split(": ")[1]) for line in lines if line.startswith("objects frozen")]
     assert len(frozen) == 1 and frozen[0] > 10_000, out.stdout[-2000:]  # jax and brax alone are ~100k objects
-    assert lines[-2] == f"switch interval after: {sys.getswitchinterval()}", out.stdout[-2000:]
+    assert lines[-3] == f"switch interval after: {sys.getswitchinterval()}", out.stdout[-2000:]
+    collector = [line for line in lines if line.startswith("collector on")]
+    assert collector[:3] == ["collector on at the import of mujoco: False",
+                             "collector on at the import of brax.training.agents.ppo.train: False",
+                             "collector on at the import of torch: True"], out.stdout[-2000:]
+    assert lines[-2].startswith("collector on after: True, "), out.stdout[-2000:]
     run_dir = _run_dir(tmp_path)
     assert os.path.isfile(os.path.join(run_dir, "model_4.pt"))
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator

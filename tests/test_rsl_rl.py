@@ -127,6 +127,20 @@ def test_train_then_play_balances_the_pole(tmp_path):
     assert os.path.getsize(result["video"]) > 1000
 
 
+def test_garbage_collector_is_off_through_the_start_up_and_on_with_its_objects_frozen_after(tmp_path):
+    """rl/garbage_collection.py: the collector is off while the process imports its libraries (mujoco, torch) and
+    builds its env, and training runs with it on and the start-up's objects frozen (left out of collections)."""
+    out = run_cmd([PYTHON, os.path.join(os.path.dirname(__file__), "mp", "watch_imports.py"), "train", "--library",
+                   "rsl_rl", "--num_envs", "16", "--max_iterations", "2", "--device", "cpu", "--headless"],
+                  cwd=tmp_path, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    collector = sorted(line for line in lines if line.startswith("collector on at"))
+    assert collector == ["collector on at the import of mujoco: False", "collector on at the import of torch: False"]
+    after = re.fullmatch(r"collector on after: True, objects frozen: (\d+)", lines[-2])
+    assert after and int(after.group(1)) > 10_000, lines[-2]  # torch and jax alone are far more
+
+
 def test_play_without_checkpoint_is_a_one_line_error(tmp_path):
     proc = run_cmd([PYTHON, PLAY, "--task=Isaac-Cartpole-v0", "--device=cpu", "--num_envs=2"], cwd=tmp_path, timeout=300)
     assert proc.returncode != 0

@@ -37,6 +37,16 @@ def _list(argv: list[str]) -> int:
 
 def run_workflow(library: str, play: bool, argv: list[str]) -> int:
     """Parse Isaac Lab's flags for `library` and run the train or play workflow."""
+    from fleetlab.rl import garbage_collection
+
+    garbage_collection.pause()  # until the workflow's env is built: the imports below make only long-lived objects
+    try:
+        return _run_workflow(library, play, argv)
+    finally:
+        garbage_collection.restart()  # for a caller that goes on (tests): the workflow has restarted it already
+
+
+def _run_workflow(library: str, play: bool, argv: list[str]) -> int:
     from fleetlab.launch import redirect_worker_output
     from fleetlab.rl import args as rl_args
     from fleetlab.rl import workflow

@@ -12,7 +12,7 @@ import time
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
 from fleetlab.envs.registry import make_from_entry
-from fleetlab.rl import console, evaluation, perf, tracking
+from fleetlab.rl import console, evaluation, garbage_collection, perf, tracking
 from fleetlab.rl import run_dir as run_dirs
 from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.library import Resume
@@ -72,6 +72,9 @@ def train(run: Run) -> dict:
             env.step_hooks.append(TrainingVideos(run, session, run_dir, ctx.device, ctx.seed))
         if resume is not None:
             session.restore(resume)
+        # The collector was paused for the start-up (cli.run_workflow); a library that traces first (brax) pauses
+        # it again until its program runs.
+        garbage_collection.freeze_and_restart()
         start_s = time.time()
         session.learn()
         wall = time.time() - start_s
@@ -94,6 +97,7 @@ def play(run: Run) -> dict:
     run_dir = lib.run_dir_of(path)
     with lib.session(run, ctx, env, None, resume) as session:
         session.restore(resume)
+        garbage_collection.freeze_and_restart()  # paused for the start-up (cli.run_workflow)
         policy = session.policy()
         result = {"task": run.task.id, "checkpoint": path, "physics_impl": env.core.physics.impl,
                   **evaluation.evaluate(env, policy, args.steps)}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import importlib
 import os
 import statistics
@@ -25,6 +24,7 @@ from fleetlab.distributed import parameter_checksum
 from fleetlab.envs import to_jax, to_torch
 from fleetlab.errors import FleetlabError
 from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl import garbage_collection
 from fleetlab.rl.brax import params as brax_params
 from fleetlab.rl.brax.env import BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
@@ -60,6 +60,7 @@ class BraxSession:
         self.last_rollout: np.ndarray | None = None  # the statistics of the latest rollout (one iteration)
         self.learn_s = None
         self.videos = None  # set by rl/workflow.py through step_hooks: see learn()
+        self.collector_paused = False  # Python's garbage collector, off from learn() to the first rollout's end
 
     # -- Session --------------------------------------------------------------------------------------------------
 
@@ -78,16 +79,20 @@ class BraxSession:
               "start afresh)", flush=True)
 
     def learn(self) -> None:
-        from brax.training.agents.ppo import train as ppo
-
-        from fleetlab.rl.brax import patches
-
         cfg = self.cfg
         total = cfg["max_iterations"]
         remaining = total - self.start_iteration
         if remaining <= 0:
             print(f"[fleetlab] nothing to train: iteration {self.start_iteration} of {total} reached", flush=True)
             return
+        # Brax's trainer is imported, and its epoch program traced, with the garbage collector off: both make
+        # long-lived objects only (rl/garbage_collection.py). The first rollout's statistics turn it back on.
+        garbage_collection.pause()
+        self.collector_paused = True
+        from brax.training.agents.ppo import train as ppo
+
+        from fleetlab.rl.brax import patches
+
         per_epoch = epoch_length(remaining, cfg["log_interval"])
         self.epoch_iterations = per_epoch
         self.progress = Progress(total, self.start_iteration)
@@ -190,6 +195,9 @@ class BraxSession:
     # -- Brax's callbacks (process 0) and the env's statistics (every process) ------------------------------------
 
     def _episode_stats(self, totals) -> None:
+        if self.collector_paused:  # the compiled epoch program runs: what its trace made is long-lived
+            self.collector_paused = False
+            garbage_collection.freeze_and_restart()
         self.last_rollout = np.asarray(totals)
         self.episode_rows.append(self.last_rollout)
         if totals[5] > 0:  # summed over every process: each one stops its rollout here (see train)
@@ -278,9 +286,8 @@ def import_torch_in_background() -> None:
 
 
 def _import_torch_yielding_the_gil() -> None:
-    # The objects alive now (modules, traced programs) are long-lived: frozen, the import's collections skip them.
-    # Frozen objects are never collected; a training process keeps them to its end anyway.
-    gc.freeze()
+    # The import's garbage collections skip the objects frozen at the first rollout's end (see learn()), which on
+    # a CPU cut each full collection from ~280 ms to ~45 ms (benchmarks/results/2026-12-06_cpu_torch_import_gil).
     default = sys.getswitchinterval()
     sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
     try:

@@ -4,8 +4,8 @@ epoch go through (rl/brax/session.py).
 
     PYTHONPATH=src python benchmarks/torch_import_gil.py import|freeze [--json FILE]
 
-Both modes import torch at the session's switch interval (IMPORT_SWITCH_INTERVAL_S); `freeze` first freezes the
-process's objects (gc.freeze), as the session does. Run each mode in a fresh process. The waiting thread starts
+Both modes import torch at a 10 us switch interval (SWITCH_INTERVAL_S), as the session did from a53ffc1 until its
+checkpoints stopped needing torch (2026-12-06); `freeze` first freezes the process's objects (gc.freeze), as it did. Run each mode in a fresh process. The waiting thread starts
 its clock before the importing thread starts, so a hold at the import's very start is counted too."""
 
 import argparse
@@ -16,7 +16,9 @@ import sys
 import threading
 import time
 
-from fleetlab.rl.brax.session import IMPORT_SWITCH_INTERVAL_S
+import fleetlab.rl.brax.session  # noqa: F401  (jax, brax, MuJoCo Warp: the objects a collection walks)
+
+SWITCH_INTERVAL_S = 1e-5
 
 parser = argparse.ArgumentParser()
 parser.add_argument("mode", choices=("import", "freeze"))
@@ -39,7 +41,7 @@ def work():
     if args.mode == "freeze":
         gc.freeze()
     gc.callbacks.append(on_gc)
-    sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     importlib.import_module("torch")
     done.set()
 

@@ -2,10 +2,8 @@
 were first imported:
 - "collector on at the import of <module>: B" (gc.isenabled()) for mujoco (every run's start-up), brax's PPO trainer
   (imported in BraxSession.learn(), just before its trace) and torch;
-- when torch's import begins: "torch import begins", "switch interval during the import: S" and "objects frozen: N"
-  (gc.get_freeze_count(): how many objects the garbage collector skips);
-- at the end: "switch interval after: S", "collector on after: B, objects frozen: N" and, as the last line, the name
-  of the thread that first imported torch ("none" if nothing did).
+- at the end: "collector on after: B, objects frozen: N" (gc.get_freeze_count(): how many objects the garbage
+  collector skips) and, as the last line, the name of the thread that first imported torch ("none" if nothing did).
 A real run of the command-line program; only an import hook (a sys.meta_path finder that finds nothing) is added,
 to watch."""
 
@@ -26,9 +24,6 @@ class WatchImports(importlib.abc.MetaPathFinder):
             print(f"collector on at the import of {name}: {gc.isenabled()}", flush=True)
             if name == "torch":
                 first.append(threading.current_thread().name)
-                print("torch import begins", flush=True)
-                print(f"switch interval during the import: {sys.getswitchinterval()}", flush=True)
-                print(f"objects frozen: {gc.get_freeze_count()}", flush=True)
         return None  # the normal finders do the import
 
 
@@ -36,7 +31,6 @@ sys.meta_path.insert(0, WatchImports())
 from fleetlab.cli import main  # noqa: E402
 
 code = main(sys.argv[1:])
-print(f"switch interval after: {sys.getswitchinterval()}", flush=True)
 print(f"collector on after: {gc.isenabled()}, objects frozen: {gc.get_freeze_count()}", flush=True)
 print(f"first torch import: {first[0] if first else 'none'}", flush=True)
 sys.exit(code)

@@ -6,7 +6,8 @@ Agent.load) and skrl-JAX with `pickle.load`. So a checkpoint downloaded from som
 Here every checkpoint is read ONCE, by us:
 - torch files with `weights_only=True` (tensors, containers and plain types only; plus NumPy scalars and dtypes,
   which rl_games stores and allows itself);
-- skrl-JAX pickles with an unpickler that resolves no global at all (they hold a dict of flax's msgpack bytes);
+- JAX pickles (skrl-JAX's, brax's) with an unpickler that resolves no global at all (they hold dicts of flax's
+  msgpack bytes and plain values);
 and the adapters hand the loaded dict to the library (rsl_rl's PPO.load, rl_games' set_full_state_weights, skrl's
 checkpoint modules). Anything else in the file is refused with a FleetlabError.
 """
@@ -76,7 +77,8 @@ def _torch_load(path: str, data: bytes) -> dict:
 
 
 class _NoGlobalsUnpickler(pickle.Unpickler):
-    """skrl-JAX checkpoints are a dict of bytes (flax msgpack): nothing in them needs a Python global."""
+    """skrl-JAX and brax checkpoints are dicts of bytes (flax msgpack) and plain values: nothing in them needs a
+    Python global."""
 
     def find_class(self, module, name):
         raise pickle.UnpicklingError(f"global '{module}.{name}'")
@@ -89,7 +91,7 @@ def _unpickle_jax(path: str, data: bytes) -> dict:
         if str(err).startswith("global "):
             raise FleetlabError(
                 f"refused to load '{path}': it holds a Python object ({err}) that could run code when loaded; "
-                "skrl-JAX checkpoints hold only bytes"
+                "JAX checkpoints (skrl-JAX, brax) hold only bytes and plain values"
             ) from None
         raise FleetlabError(f"'{path}' is not a readable checkpoint ({_first_line(err)})") from None
     except Exception as err:

@@ -3,7 +3,7 @@ device, across processes through jax.distributed. This module declares the libra
 importing Brax.
 
     env.py      our functional core as a Brax Env, and the wrapper that reports episode statistics
-    params.py   networks from the config, fresh params, the checkpoint format
+    params.py   networks from the config, fresh params, the checkpoint format (no torch)
     patches.py  the scoped fix for Brax on JAX >= 0.10
     export.py   the policy rebuilt in torch: TorchScript and ONNX
     session.py  what rl/workflow.py drives
@@ -25,7 +25,7 @@ class Brax:
     name = "brax"
     checkpoint_subdir = ""
     variants = {"brax": []}
-    checkpoint_pattern = r"model_\d+\.pt"
+    checkpoint_pattern = r"model_\d+\.(pickle|pt)"  # .pt: the torch files of before 2026-12-06 (rl/brax/params.py)
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
 
@@ -56,7 +56,8 @@ class Brax:
         run.agent_cfg["seed"] = run.seed  # the BASE seed: Brax folds in the process index itself
 
     def find_checkpoint(self, run) -> str:
-        return resolve_checkpoint(self.name, run.agent_cfg["experiment_name"], run.args.load_run, run.args.checkpoint)
+        return resolve_checkpoint(self.name, run.agent_cfg["experiment_name"], run.args.load_run, run.args.checkpoint,
+                                  default=self.checkpoint_pattern)
 
     def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
         path = ft.auto_resume_checkpoint(ctx, run_dir, self.checkpoint_pattern)

@@ -1,10 +1,13 @@
 """Brax PPO's networks and parameters: the network factory a config names, fresh parameters (play, and the
 template a checkpoint is read into), and the checkpoint format.
 
-A checkpoint is a torch file (written atomically, read by rl/checkpoint_reader.py with weights_only=True like every
-other checkpoint): the (normalizer, policy, value) parameter trees as tensors, plus the iteration, env steps, task
-and network config. Brax's own checkpoint (orbax) is not used: it is written by process 0 in place, and its
-network config is a pickled factory."""
+A checkpoint, model_<iteration>.pickle, is a pickle of plain values only, like skrl-JAX's (read by
+rl/checkpoint_reader.py with an unpickler that resolves no Python global): the (normalizer, policy, value)
+parameter trees as flax msgpack bytes, plus the iteration, env steps, task and network config. It needs no torch:
+a torch file did, and torch's import beside training held the GIL that MuJoCo Warp's callbacks inside the running
+XLA program wait for (~1.3 s on a 45 s Humanoid run, benchmarks/results/2026-12-06_h200_brax). Brax's own
+checkpoint (orbax) is not used: it is written by process 0 in place, and its network config is a pickled factory.
+The torch files of fleetlab before 2026-12-06 (model_<iteration>.pt) are still read."""
 
 from __future__ import annotations
 
@@ -50,15 +53,16 @@ def initial(brax_env, cfg: dict, seed: int):
     return ppo_networks.make_inference_fn(network), init(jax.random.PRNGKey(seed))
 
 
+CHECKPOINT_SUFFIX = ".pickle"
+
+
 def to_checkpoint(params, cfg: dict, iteration: int, task_id: str, env_steps: int) -> dict:
-    import torch  # first imported here, in the background during training (see session.py), not at start-up
     from flax import serialization
 
-    trees = [serialization.to_state_dict(p) for p in params]
-    as_tensors = jax.tree.map(lambda x: torch.from_numpy(np.array(x)), trees)
-    return {"brax_params": dict(zip(("normalizer", "policy", "value"), as_tensors)), "iteration": iteration,
-            "env_steps": env_steps, "task": task_id, "network": cfg["network"],
-            "normalize_observations": cfg["ppo"]["normalize_observations"]}
+    trees = [serialization.to_bytes(jax.device_get(p)) for p in params]
+    return {"brax_params": dict(zip(("normalizer", "policy", "value"), trees)), "iteration": int(iteration),
+            "env_steps": int(env_steps), "task": task_id, "network": cfg["network"],
+            "normalize_observations": bool(cfg["ppo"]["normalize_observations"])}
 
 
 def from_checkpoint(template, checkpoint: dict, path: str):
@@ -69,7 +73,8 @@ def from_checkpoint(template, checkpoint: dict, path: str):
     saved = checkpoint["brax_params"]
     restored = []
     for name, fresh in zip(("normalizer", "policy", "value"), template):
-        tree = jax.tree.map(lambda t: t.numpy(), saved[name])
+        tree = serialization.msgpack_restore(saved[name]) if isinstance(saved[name], bytes) else \
+            jax.tree.map(np.asarray, saved[name])  # a torch checkpoint of before 2026-12-06: CPU tensors
         want = jax.tree.map(np.shape, serialization.to_state_dict(fresh))
         got = jax.tree.map(np.shape, tree)
         if want != got:

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import os
+import pickle
 import statistics
-import sys
-import threading
 import time
 
 import jax
@@ -234,7 +232,6 @@ class BraxSession:
                 writer.add_scalar(name, value, it)
         print(self.progress.line(it - 1, sps, ret=scalars.get("Train/mean_reward"),
                                  len=scalars.get("Train/mean_episode_length")), flush=True)
-        import_torch_in_background()  # torch, for the checkpoints, while the GPU trains the next epoch
 
     def _epoch_end(self, step: int, make_policy, params) -> None:
         it = self._iteration(step)
@@ -249,48 +246,15 @@ class BraxSession:
         interval = self.cfg["save_interval"]
         crossed = it // interval > (it - self.epoch_iterations) // interval
         if crossed or it == self.cfg["max_iterations"]:
-            self.save(os.path.join(self.run_dir, f"model_{it}.pt"), it, step)
+            self.save(os.path.join(self.run_dir, f"model_{it}{brax_params.CHECKPOINT_SUFFIX}"), it, step)
 
     def save(self, path: str, iteration: int, step: int) -> None:
-        ft.atomic_torch_save(brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
-                                                       self.start_iteration * self.iteration_steps + int(step)), path)
+        checkpoint = brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
+                                               self.start_iteration * self.iteration_steps + int(step))
+        with ft.atomic_write(path) as f:
+            pickle.dump(checkpoint, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def epoch_length(iterations: int, at_most: int) -> int:
     """The largest divisor of `iterations` that is at most `at_most`: Brax runs whole epochs of equal length."""
     return max(d for d in range(1, max(1, min(iterations, at_most)) + 1) if iterations % d == 0)
-
-
-TORCH_THREAD = "fleetlab-import-torch"
-# How long the importing thread may keep Python's GIL while another thread waits for it (CPython's default: 5 ms).
-# MuJoCo Warp's steps reach Python inside the running XLA program: warp's `jax_callable` FFI handler is a ctypes
-# callback, which must take the GIL, and the GPU waits while it does; beside an import at the default interval
-# each can wait up to 5 ms. The two epochs that ran beside torch's import took 3.4 and 2.0 s instead of 1.4 s
-# (H100, Humanoid, benchmarks/results/2026-12-05_h100_brax). At 10 us they took ~1.5 s more than two steady epochs
-# instead of ~2.2 s (H200, benchmarks/results/2026-12-06_h200_brax). No switch interval shortens a hold that sits
-# in C: the dlopen of torch's libraries, and the full garbage collections the import's allocations set off, which
-# walk every object of the process (jax, brax, MuJoCo Warp: ~640k objects and ~280 ms on a CPU).
-IMPORT_SWITCH_INTERVAL_S = 1e-5
-
-
-def import_torch_in_background() -> None:
-    """Start importing torch, which the checkpoints need, on a thread. Brax trains without torch: imported before
-    training, its ~3 s (on a GPU host) came before the first epoch; imported beside the compile of the first epoch,
-    it slowed that compile by about as much (measured on the H200: benchmarks/results/2026-12-05_h200_brax_notorch).
-    After the first epoch the main thread mostly waits on the GPU, so this is called after each epoch's progress
-    line (a no-op once started), and the import hands the GIL over quickly (IMPORT_SWITCH_INTERVAL_S). A first
-    `import torch` on the main thread (a checkpoint in the first epoch, a video) waits for this import to finish
-    (Python's import lock), so nothing uses a half-imported module."""
-    if "torch" not in sys.modules and not any(t.name == TORCH_THREAD for t in threading.enumerate()):
-        threading.Thread(target=_import_torch_yielding_the_gil, name=TORCH_THREAD).start()
-
-
-def _import_torch_yielding_the_gil() -> None:
-    # The import's garbage collections skip the objects frozen at the first rollout's end (see learn()), which on
-    # a CPU cut each full collection from ~280 ms to ~45 ms (benchmarks/results/2026-12-06_cpu_torch_import_gil).
-    default = sys.getswitchinterval()
-    sys.setswitchinterval(IMPORT_SWITCH_INTERVAL_S)
-    try:
-        importlib.import_module("torch")
-    finally:
-        sys.setswitchinterval(default)

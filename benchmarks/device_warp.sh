@@ -28,7 +28,7 @@
 #               code, alternated, first, second and third run, each code on its own JAX cache (NOTORCH_RUNS picks
 #               the runs, NOTORCH_CODES="new" leaves the older code out)
 #   braxpair    issue D: one brax Humanoid run of this tree on cold caches (a short device session's braxnotorch)
-#   braxreturn  issue D: rsl_rl's Humanoid on the same budget (RET_RUNS names the runs), then every Humanoid run in
+#   braxreturn  issue D: rsl_rl's Humanoid on the same budget (RET_RUNS names the runs; "" none), then every Humanoid run in
 #               /tmp/runs (this stage's, braxnotorch's, braxpair's) plays 1000 steps at 4096 envs: one episode per env
 #               cut at step 1000 and one more after each fall, the same return measure for both libraries
 #   braxgil     issue D: torch's background import beside epochs 2-3, this tree against BASE_SRC's code: the GIL
@@ -259,7 +259,7 @@ for stage in "$@"; do
       # in /tmp/runs (this stage's and braxnotorch's, same machine) plays 1000 steps at 4096 envs with the deterministic
       # policy. Play lengthens the episode past --steps, so each env plays one episode cut at step 1000 (and one more
       # after each fall): play's mean return over all of them is the same measure for both libraries
-      for run in ${RET_RUNS:-first}; do
+      for run in ${RET_RUNS-first}; do  # RET_RUNS="": play only
         timed_run ret_rsl_rl_$run 200 train --library rsl_rl --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125
       done
       for dir in /tmp/runs/ret_rsl_rl_* /tmp/runs/notorch_new_* /tmp/runs/notorch_base_*; do
@@ -270,7 +270,7 @@ for stage in "$@"; do
         rc=$? && cp "$(find "$dir/logs" -name play.json | head -1)" "$OUT/play_$name.json" 2>/dev/null
         echo "play $name ($lib) rc $rc: $(python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('mean_return', 'episodes', 'terminated_fraction')})" "$OUT/play_$name.json" 2>&1 | tail -1)" | tee -a "$log"
       done
-      (cd "$OUT" && tar czf braxreturn.tgz ret_* play_* && rm -f ret_*.log ret_*.json play_*.log play_*.json) ;;
+      (cd "$OUT" && tar czf braxreturn.tgz $(ls ret_* play_* 2>/dev/null) && rm -f ret_*.log ret_*.json play_*.log play_*.json) ;;
     braxgraph)  # issue D: brax Humanoid, 30 iterations, XLA's Triton GEMMs off, per MuJoCo Warp graph mode (WARP:
       # Warp's FFI handler runs Python on every call; JAX: XLA captures the call into its own CUDA graphs)
       warp_warmup braxgraph

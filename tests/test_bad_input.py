@@ -20,7 +20,8 @@ class RunsCode:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """A real rsl_rl checkpoint (one training iteration) and broken or malicious files next to it."""
+    """A real rsl_rl checkpoint (one training iteration), a brax-shaped one, and broken or malicious files next to
+    it."""
     import torch
 
     root = tmp_path_factory.mktemp("bad_input")
@@ -32,12 +33,14 @@ def files(tmp_path_factory):
     data = open(model, "rb").read()
     paths = {"rsl_rl": model, "empty": root / "empty.pt", "random": root / "random.pt",
              "truncated": root / "truncated.pt", "malicious": root / "malicious.pt",
-             "malicious_jax": root / "malicious.pickle"}
+             "malicious_jax": root / "malicious.pickle", "brax": root / "model_1.pickle"}
     paths["empty"].write_bytes(b"")
     paths["random"].write_bytes(os.urandom(2048))
     paths["truncated"].write_bytes(data[: len(data) // 2])
     torch.save({**torch.load(model, weights_only=True), "extra": RunsCode()}, paths["malicious"])
     paths["malicious_jax"].write_bytes(pickle.dumps({"policy": RunsCode()}))
+    brax_params = {"normalizer": b"", "policy": b"", "value": b""}  # brax's format (rl/brax/params.py), empty trees
+    paths["brax"].write_bytes(pickle.dumps({"brax_params": brax_params, "iteration": 1, "env_steps": 256}))
     return root, {k: str(v) for k, v in paths.items()}
 
 
@@ -72,6 +75,8 @@ CASES = {
                                      "was written by rsl_rl, but rl_games was asked to read it"),
     "rsl_rl checkpoint to brax play": ([*BRAX_PLAY, "--checkpoint", "{rsl_rl}"],
                                        "was written by rsl_rl, but brax was asked to read it"),
+    "brax checkpoint to rsl_rl play": ([*PLAY, "--checkpoint", "{brax}"],
+                                       "was written by brax, but rsl_rl was asked to read it"),
     "malicious torch checkpoint": ([*PLAY, "--checkpoint", "{malicious}"], "refused to load"),
     "malicious skrl-JAX pickle": ([*SKRL_JAX_PLAY, "--checkpoint", "{malicious_jax}"], "refused to load"),
     "unknown task": ([*TRAIN, "--task", "Isaac-Cartpol-v0"], "Did you mean 'Isaac-Cartpole-v0'?"),

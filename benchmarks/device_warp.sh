@@ -26,7 +26,7 @@
 #   braxnotorch issue D: which GPU count a JAX workflow's device resolution finds (the CUDA driver, no torch) and
 #               where a brax run with no --device trains; then the full brax Humanoid of this tree and of BASE_SRC's
 #               code, alternated, first, second and third run, each code on its own JAX cache (NOTORCH_RUNS picks
-#               the runs, NOTORCH_CODES="new" leaves the older code out)
+#               the runs, NOTORCH_CODES="new" leaves the older code out, NOTORCH_CART=0 the Cartpole)
 #   braxpair    issue D: one brax Humanoid run of this tree on cold caches (a short device session's braxnotorch)
 #   braxreturn  issue D: rsl_rl's Humanoid on the same budget (RET_RUNS names the runs; "" none), then every Humanoid run in
 #               /tmp/runs (this stage's, braxnotorch's, braxpair's) plays 1000 steps at 4096 envs: one episode per env
@@ -215,11 +215,13 @@ for stage in "$@"; do
       tail -26 "$OUT/brax_profile.log" | cut -c1-200 | tee -a "$log"
       (cd "$OUT" && tar czf braxcarry.tgz braxcarry_* && rm -f braxcarry_*.log braxcarry_*.json) ;;
     braxnotorch)
-      python3 -c "from fleetlab.distributed.context import _cuda_device_count as n; print('GPUs seen: jax', n('jax'), 'torch', n('torch'))" 2>&1 | tee -a "$log"
-      rm -rf /tmp/runs/notorch_cart && mkdir -p /tmp/runs/notorch_cart
-      (cd /tmp/runs/notorch_cart && timeout 150 python3 -m fleetlab train --library brax --task Isaac-Cartpole-v0 --num_envs 1024 \
-        --max_iterations 5 --headless > "$OUT/notorch_cart.log" 2>&1)
-      echo "brax Cartpole with no --device rc $?: $(grep -ho '"device": "[^"]*"' $(find /tmp/runs/notorch_cart -name summary.json) | head -1)" | tee -a "$log"
+      if [ "${NOTORCH_CART:-1}" = 1 ]; then  # NOTORCH_CART=0: the Humanoid runs only
+        python3 -c "from fleetlab.distributed.context import _cuda_device_count as n; print('GPUs seen: jax', n('jax'), 'torch', n('torch'))" 2>&1 | tee -a "$log"
+        rm -rf /tmp/runs/notorch_cart && mkdir -p /tmp/runs/notorch_cart
+        (cd /tmp/runs/notorch_cart && timeout 150 python3 -m fleetlab train --library brax --task Isaac-Cartpole-v0 --num_envs 1024 \
+          --max_iterations 5 --headless > "$OUT/notorch_cart.log" 2>&1)
+        echo "brax Cartpole with no --device rc $?: $(grep -ho '"device": "[^"]*"' $(find /tmp/runs/notorch_cart -name summary.json) | head -1)" | tee -a "$log"
+      fi
       warp_warmup braxnotorch
       hum="train --library brax --task Isaac-Humanoid-v0 --num_envs 16384 --physics_impl warp --max_iterations 125"
       for run in ${NOTORCH_RUNS:-first second third}; do  # the order within a round alternates, against drifts of the host

@@ -5,6 +5,7 @@ one run, and kill -9 of a worker restarts the group, which resumes from the last
 import glob
 import json
 import os
+import pickle
 import re
 import signal
 import time
@@ -49,6 +50,40 @@ def test_exported_policy_gives_brax_actions(tmp_path, distribution):
     import onnx
 
     onnx.checker.check_model(onnx.load(paths[1]))
+
+
+@pytest.mark.parametrize("fmt", ["pickle", "pt"])
+def test_checkpoints_read_back_into_the_params_they_saved(tmp_path, fmt):
+    """A checkpoint (model_<it>.pickle since 2026-12-06; the torch model_<it>.pt files of before, tensors of the
+    same trees) goes through the reader every play and resume uses, into fresh params of the run's config: every
+    leaf comes back, the normalizer's statistics included."""
+    import jax
+    import jax.numpy as jnp
+    import torch
+    from flax import serialization
+
+    from fleetlab.rl.brax import params as brax_params
+    from fleetlab.rl.checkpoint_reader import read_checkpoint
+    from fleetlab.tasks.cartpole.agents import brax as cartpole_brax
+
+    cfg = cartpole_brax()
+    env = types.SimpleNamespace(observation_size=4, action_size=1)
+    _, (normalizer, policy, value) = brax_params.initial(env, cfg, seed=3)
+    normalizer = normalizer.replace(mean=jnp.arange(4, dtype=jnp.float32), std=jnp.full(4, 2.5, jnp.float32))
+    saved = (normalizer, policy, value)
+    path = tmp_path / f"model_7.{fmt}"
+    checkpoint = brax_params.to_checkpoint(saved, cfg, 7, "Isaac-Cartpole-v0", 7 * 64)
+    if fmt == "pickle":
+        path.write_bytes(pickle.dumps(checkpoint))
+    else:  # the torch format of before: the same trees as CPU tensors
+        trees = {name: jax.tree.map(lambda x: torch.from_numpy(np.array(x)), serialization.to_state_dict(tree))
+                 for name, tree in zip(("normalizer", "policy", "value"), saved)}
+        torch.save({**checkpoint, "brax_params": trees}, path)
+    _, template = brax_params.initial(env, cfg, seed=4)  # other fresh params: the checkpoint must overwrite them
+    restored = brax_params.from_checkpoint(template, read_checkpoint(str(path), "brax"), str(path))
+    assert jax.tree.structure(restored) == jax.tree.structure(saved)
+    for got, want in zip(jax.tree.leaves(restored), jax.tree.leaves(saved)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
 def test_device_put_replicated_shim_feeds_pmap_and_is_removed_after():

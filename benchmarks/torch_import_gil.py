@@ -4,9 +4,10 @@ epoch go through (rl/brax/session.py).
 
     PYTHONPATH=src python benchmarks/torch_import_gil.py import|freeze [--json FILE]
 
-Both modes import torch at a 10 us switch interval (SWITCH_INTERVAL_S), as the session did from a53ffc1 until its
-checkpoints stopped needing torch (2026-12-06); `freeze` first freezes the process's objects (gc.freeze), as it did. Run each mode in a fresh process. The waiting thread starts
-its clock before the importing thread starts, so a hold at the import's very start is counted too."""
+Both modes import torch at a 10 us switch interval (SWITCH_INTERVAL_S), as the brax session did from a53ffc1 until
+its checkpoints stopped needing torch (91f952c); `freeze` first freezes the process's objects (gc.freeze), as it
+did. Run each mode in a fresh process. The waiting thread starts its clock before the importing thread starts, so a
+hold at the import's very start is counted too."""
 
 import argparse
 import gc

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import pickle
 import random
 import re
 import signal
@@ -66,6 +67,13 @@ def atomic_torch_save(obj, path) -> None:
 
     with atomic_write(os.fspath(path)) as f:
         torch.save(obj, f)
+
+
+def atomic_pickle_save(obj, path) -> None:
+    """For the JAX workflows' checkpoints: plain values only, which rl/checkpoint_reader.py reads without resolving
+    any Python global."""
+    with atomic_write(os.fspath(path)) as f:
+        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def move_into_place(written: str, path: str) -> None:

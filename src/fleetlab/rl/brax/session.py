@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import pickle
 import statistics
 import time
 
@@ -249,10 +248,8 @@ class BraxSession:
             self.save(os.path.join(self.run_dir, f"model_{it}{brax_params.CHECKPOINT_SUFFIX}"), it, step)
 
     def save(self, path: str, iteration: int, step: int) -> None:
-        checkpoint = brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
-                                               self.start_iteration * self.iteration_steps + int(step))
-        with ft.atomic_write(path) as f:
-            pickle.dump(checkpoint, f, protocol=pickle.HIGHEST_PROTOCOL)
+        ft.atomic_pickle_save(brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
+                                                        self.start_iteration * self.iteration_steps + int(step)), path)
 
 
 def epoch_length(iterations: int, at_most: int) -> int:

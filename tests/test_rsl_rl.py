@@ -159,6 +159,27 @@ def test_checkpoint_from_another_task_is_refused(tmp_path):
     check_checkpoint_task(str(run / "model_1.pt"), "Fleet-Cartpole-Direct-v0")
 
 
+def test_a_bare_checkpoint_name_names_a_file_of_the_latest_run(tmp_path, monkeypatch):
+    """`--checkpoint model_50.pt`, as Isaac Lab takes it: a file of the latest run (or --load_run's), not a path
+    in the current folder; a path that does not exist stays a one-line error."""
+    from fleetlab.rl.run_dir import resolve_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+    for run, its in (("2026-01-01_00-00-00", (50, 100)), ("2026-01-02_00-00-00", (50, 150))):
+        folder = tmp_path / "logs" / "rsl_rl" / "cartpole" / run
+        folder.mkdir(parents=True)
+        for it in its:
+            (folder / f"model_{it}.pt").write_bytes(b"x")
+    experiment = tmp_path / "logs" / "rsl_rl" / "cartpole"
+    assert resolve_checkpoint("rsl_rl", "cartpole", None, "model_50.pt") == str(experiment / "2026-01-02_00-00-00" / "model_50.pt")
+    assert resolve_checkpoint("rsl_rl", "cartpole", "2026-01-01.*", "model_100.pt") == str(experiment / "2026-01-01_00-00-00" / "model_100.pt")
+    assert resolve_checkpoint("rsl_rl", "cartpole", None, None) == str(experiment / "2026-01-02_00-00-00" / "model_150.pt")
+    with pytest.raises(FleetlabError, match="matches --checkpoint 'model_7.pt'"):
+        resolve_checkpoint("rsl_rl", "cartpole", None, "model_7.pt")
+    with pytest.raises(FleetlabError, match="'elsewhere/model_50.pt' does not exist"):
+        resolve_checkpoint("rsl_rl", "cartpole", None, os.path.join("elsewhere", "model_50.pt"))
+
+
 def test_synced_logger_reads_the_device_once_per_iteration_and_keeps_upstream_order():
     """Episodes that end at different steps reach the 100-episode buffers in upstream's (step, env) order,
     with their returns and lengths, and the env's LazyLog rows become per-key samples."""

@@ -52,10 +52,12 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
 
 def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None, checkpoint: str | None,
                        default: str = r"model_.*\.pt", subdir: str = "") -> str:
-    """A direct path wins; otherwise search the experiment's runs with the --load_run/--checkpoint patterns."""
+    """A direct path wins; otherwise search the experiment's runs with the --load_run/--checkpoint patterns. A bare
+    file name that is not in the current folder (`--checkpoint model_50.pt`) is such a pattern, as in Isaac Lab: it
+    names a file of the latest run (or of --load_run's)."""
     if checkpoint and os.path.isfile(checkpoint):
         return os.path.abspath(checkpoint)
-    if checkpoint and (os.sep in checkpoint or checkpoint.endswith((".pt", ".pth", ".pickle"))):
+    if checkpoint and os.sep in checkpoint:
         raise FleetlabError(f"checkpoint '{checkpoint}' does not exist")
     experiment_dir = os.path.join(LOG_ROOT, library, experiment_name)
     return find_checkpoint(experiment_dir, load_run or ".*", checkpoint or default, subdir)

@@ -32,7 +32,8 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     p.add_argument("--physics_impl", type=str, default="auto", choices=["auto", "jax", "warp"],
                    help="MJX implementation (auto: MuJoCo Warp on a GPU when warp-lang is installed, else JAX)")
     p.add_argument("--dist_timeout", type=float, default=600.0, help="collective timeout in seconds")
-    p.add_argument("--checkpoint", type=str, default=None, help="checkpoint path, or a file name (a regex, as in Isaac Lab) searched in the latest run")
+    p.add_argument("--checkpoint", type=str, default=None,
+                   help="checkpoint path, or a file name (a regex, as in Isaac Lab) searched in the latest run")
     p.add_argument("--agent", type=str, default=None,
                    help=f"which of the task's {library} configs (default: {library}; `fleetlab list` shows the others; "
                         f"Isaac Lab's {library}_<name>_cfg_entry_point spelling works too)")

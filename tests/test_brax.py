@@ -228,6 +228,10 @@ def test_two_processes_train_identical_params_that_balance(tmp_path):
     assert 0 < final["learn_start_s"] < final["epoch_end_s"][0] and final["epoch_end_s"] == sorted(final["epoch_end_s"])
     assert final["xla_compile_s"] > 0 and final["jax_trace_s"] > 0, final
     assert 0 < final["Train/mean_episode_length_last_iteration"] <= 300, final  # Cartpole's episodes: 300 steps
+    # every rank reports a training FPS (Brax hands its training/sps to process 0 only), so the run's sum exists
+    fps = [r["perf"]["train_fps"] for r in summary["ranks"]]
+    assert all(f and f > 0 for f in fps) and summary["perf"]["train_fps"] == pytest.approx(sum(fps)), fps
+    assert max(fps) / min(fps) < 3, fps  # both ranks time the same lockstep epochs
     play = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", "brax", "--num_envs", "16", "--steps", "1000",
                     *SMALL], str(tmp_path), timeout=600)
     assert play.returncode == 0, play.stdout[-2000:] + play.stderr[-2000:]

@@ -47,7 +47,8 @@ class BraxSession:
         self.resumed = False
         self.writer = None  # TensorBoard's (torch-free: rl/scalar_writer.py), made at the first epoch's end
         self.wrap_writer = None  # what mirror_scalars asks for, applied when the writer is made
-        self.sps: list[float] = []  # Brax's training/sps, one per epoch
+        self.sps: list[float] = []  # Brax's training/sps, one per epoch (process 0 only)
+        self.rollout_end_s: list[float] = []  # when each iteration's rollout statistics arrived (every process)
         self.compiles: list[int] = []  # XLA compilations in this process at each epoch's end
         # seconds since the process started: when learn() began and each epoch ended (where a run's time goes)
         self.learn_start_s: float | None = None
@@ -154,8 +155,12 @@ class BraxSession:
         return parameter_checksum([np.asarray(x) for x in jax.tree.leaves(self.params)])
 
     def results(self) -> tuple[dict, dict]:
-        steady = self.sps[1:] or self.sps  # the first epoch includes the XLA compile
-        per_process = statistics.median(steady) / self.ctx.world_size if steady else None
+        # the first epoch includes the XLA compile
+        steady = self.sps[1:] if self.sps else self._steady_sps_from_rollouts()
+        if steady:
+            per_process = statistics.median(steady) / self.ctx.world_size
+        else:  # one epoch: the whole of learn(), compile included
+            per_process = self._fps_with_jit() / self.ctx.world_size if self.learn_s else None
         last = {**self.last, "iterations": self.cfg["max_iterations"], "epoch_sps": self.sps,
                 "jax_backend_compiles": XLA_COMPILES[0],
                 # flat after the first epoch: every later epoch reuses the one compiled program
@@ -170,8 +175,22 @@ class BraxSession:
             last["Train/mean_reward_last_iteration"] = float(self.last_rollout[1] / n)
             last["Train/mean_episode_length_last_iteration"] = float(self.last_rollout[2] / n)
         if self.learn_s:
-            last["fps_with_jit"] = (self.cfg["max_iterations"] - self.start_iteration) * self.iteration_steps / self.learn_s
+            last["fps_with_jit"] = self._fps_with_jit()
         return last, {"train_fps": per_process}
+
+    def _fps_with_jit(self) -> float:
+        return (self.cfg["max_iterations"] - self.start_iteration) * self.iteration_steps / self.learn_s
+
+    def _steady_sps_from_rollouts(self) -> list[float]:
+        """All processes' steps/s in each epoch after the first, from this process's clock. Brax's ppo.train calls
+        progress_fn on process 0 only (`if process_id != 0: continue`), so the other processes never see its
+        training/sps: their summary rows had no training FPS, and a multi-process run's summed FPS was empty.
+        An epoch is timed from the previous epoch's last rollout to its own: Brax's epoch shifted by one update."""
+        if not self.rollout_end_s:
+            return []
+        ends = self.rollout_end_s[self.epoch_iterations - 1::self.epoch_iterations]
+        steps = self.epoch_iterations * self.iteration_steps
+        return [steps / (b - a) for a, b in zip(ends, ends[1:])]
 
     def export(self, folder: str) -> list[str]:
         from fleetlab.rl.brax.export import export_policy
@@ -195,6 +214,7 @@ class BraxSession:
         if self.collector_paused:  # the compiled epoch program runs: what its trace made is long-lived
             self.collector_paused = False
             garbage_collection.freeze_and_restart()
+        self.rollout_end_s.append(time.time())
         self.last_rollout = np.asarray(totals)
         self.episode_rows.append(self.last_rollout)
         if totals[5] > 0:  # summed over every process: each one stops its rollout here (see train)

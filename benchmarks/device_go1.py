@@ -3,6 +3,9 @@ iterations x 24 steps x 4096 envs) and play the result on the play variant for 1
 
     python3 benchmarks/device_go1.py COMMIT VARIANT...   (after the installs of benchmarks/device_warp.sh)
 
+NPROC=N trains with N processes under `fleetlab launch` (one GPU each, NUM_ENVS per GPU; issue G); play is one
+process either way.
+
 VARIANT is a name from VARIANTS. The wall time is the whole `fleetlab train` process (imports and compiles
 included). Writes $OUT/go1_<variant>.json (train row with the return curve, play result) and, for the variants in
 $VIDEO (comma-separated), $OUT/go1_<variant>.mp4."""
@@ -23,6 +26,7 @@ NUM_ENVS = int(os.environ.get("NUM_ENVS", 4096))
 PLAY_ENVS = int(os.environ.get("PLAY_ENVS", 1024))
 ITERATIONS = int(os.environ.get("MAX_ITERATIONS", 300))
 DEVICE = os.environ.get("DEVICE", "cuda:0")
+NPROC = int(os.environ.get("NPROC", 1))
 PHYSICS_IMPL = os.environ.get("PHYSICS_IMPL", "warp")
 VIDEO = set(os.environ.get("VIDEO", "").split(","))
 TASK, PLAY_TASK = "Isaac-Velocity-Flat-Unitree-Go1-v0", "Isaac-Velocity-Flat-Unitree-Go1-Play-v0"
@@ -67,11 +71,12 @@ def variant(name: str) -> dict:
     os.makedirs(cwd)
     common = ["--library", library, "--num_envs", str(NUM_ENVS), "--device", DEVICE, "--physics_impl", PHYSICS_IMPL,
               "--headless"]
-    train = [sys.executable, "-m", "fleetlab", "train", "--task", TASK, "--max_iterations", str(ITERATIONS), *common,
-             *overrides]
+    launch = ["launch", "--nproc_per_node", str(NPROC), "--"] if NPROC > 1 else []
+    train = [sys.executable, "-m", "fleetlab", *launch, "train", "--task", TASK, "--max_iterations", str(ITERATIONS),
+             *common, *overrides]
     rc, wall, tail = timed(train, cwd, "train.log", min(330.0, DEADLINE - time.time() - 80))
     row = {"variant": name, "library": library, "overrides": overrides, "task": TASK, "num_envs": NUM_ENVS,
-           "iterations": ITERATIONS, "physics_impl": PHYSICS_IMPL, "command": " ".join(train[1:]),
+           "nproc": NPROC, "iterations": ITERATIONS, "physics_impl": PHYSICS_IMPL, "command": " ".join(train[1:]),
            "train_rc": rc, "process_wall_s": wall, "train_console_tail": tail}
     row.update(run_results(cwd))
     checkpoints = sorted(glob.glob(os.path.join(cwd, "logs", "rsl_rl", "**", "model_*.pt"), recursive=True),

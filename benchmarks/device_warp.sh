@@ -31,6 +31,11 @@
 #   braxreturn  issue D: rsl_rl's Humanoid on the same budget (RET_RUNS names the runs; "" none), then every Humanoid run in
 #               /tmp/runs (this stage's, braxnotorch's, braxpair's) plays 1000 steps at 4096 envs: one episode per env
 #               cut at step 1000 and one more after each fall, the same return measure for both libraries
+#   scaling     issue G: weak scaling of the Humanoid on Warp, `fleetlab bench train` at 1, 2, 4 and 8 processes (one
+#               GPU each, up to the GPUs there are), 4096 envs per GPU, for the libraries in SCALING_LIBS (default
+#               all four; one call may not hold them all); each row says whether the ranks' checksums are identical
+#   go1all      issue G: the Go1 flat task with rsl_rl on every GPU (`fleetlab launch`), Isaac Lab's 300 iterations,
+#               then play (benchmarks/device_go1.py with NPROC)
 #   braxgil     issue D: torch's background import beside epochs 2-3, this tree against BASE_SRC's code: the GIL
 #               probe (benchmarks/torch_import_gil.py), then brax Humanoid runs of 25 iterations (5 epochs) on one
 #               JAX cache filled by a first run, GIL_PAIRS pairs alternated (GIL_PROBES probes of each mode first)
@@ -234,6 +239,18 @@ for stage in "$@"; do
       done
       summaries "$OUT"/notorch_*_summary.json
       (cd "$OUT" && tar czf braxnotorch.tgz notorch_* && rm -f notorch_*.log notorch_*.json) ;;
+    scaling)
+      warp_warmup scaling 4096
+      gpus=$(nvidia-smi --list-gpus | wc -l)
+      nprocs=$(for n in 1 2 4 8; do [ $n -le $gpus ] && echo $n; done)
+      libs=${SCALING_LIBS:-rsl_rl rl_games skrl brax}
+      timeout "${SCALING_GUARD_S:-540}" python3 -m fleetlab bench train --task Isaac-Humanoid-v0 --physics_impl warp \
+        --libraries $libs --num_envs 4096 --nproc $nprocs --iterations "${SCALING_ITS:-20}" --device cuda \
+        --out "$OUT/scaling_${libs// /_}" >> "$log" 2>&1
+      rc=$? && echo "scaling ($libs at $(echo $nprocs) processes) rc $rc" | tee -a "$log"
+      grep -h "^\[bench\]" "$log" | tail -20 ;;
+    go1all)
+      NPROC=$(nvidia-smi --list-gpus | wc -l) python3 benchmarks/device_go1.py "$COMMIT" rsl_rl 2>&1 | tee -a "$log" ;;
     braxgil)  # the epoch program is the same in both codes (only torch's import differs), so they share a JAX cache
       for i in $(seq "${GIL_PROBES:-2}"); do
         for mode in import freeze; do

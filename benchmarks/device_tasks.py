@@ -58,14 +58,15 @@ def curves(run_root: str) -> dict:
 
 
 def run_results(cwd: str) -> dict:
-    """What a finished (or stopped) training run under `cwd` left: summary.json's wall time, last metrics and
-    figures, and the return curves from its TensorBoard events."""
+    """What a finished (or stopped) training run under `cwd` left: summary.json's wall time, last metrics,
+    figures, world size and whether the ranks' checksums agree, and the return curves from its TensorBoard events."""
     out = {}
     summaries = glob.glob(os.path.join(cwd, "logs", "**", "summary.json"), recursive=True)
     if summaries:
         with open(summaries[0]) as f:
             s = json.load(f)
-        out.update(train_wall_s=s["wall_s"], final=s["final"], perf=s["perf"])
+        out.update(train_wall_s=s["wall_s"], final=s["final"], perf=s["perf"], world_size=s["world_size"],
+                   checksums_identical=s["checksums_identical"])
     out["curves"] = curves(os.path.join(cwd, "logs"))
     return out
 

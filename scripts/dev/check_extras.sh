@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install fleetlab with ONE library's extra in a fresh venv, as a new user would, and train Cartpole for 2 iterations
 # with that library: proves the core dependencies are complete and each extra's name resolves (run by .ci/run).
-# The venvs live in .venv-extras/<extra>/ (ignored by git) and are made anew on every run; pip's cache and the
-# local torch wheel keep that to about a minute each. Usage: bash scripts/dev/check_extras.sh [extra ...]
+# The venvs live in .venv-extras/<extra>/ (ignored by git) and are made anew on every run; the local wheels keep
+# that to about a minute each. Each is about 2 GB, so a venv that passed is removed before the next is made: CI
+# once ran out of disk while installing (at 2.5 GB free), and four kept venvs took 7.8 GB. A failed one stays, to
+# be looked at. Usage: bash scripts/dev/check_extras.sh [extra ...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 python=${PYTHON:-python3}
@@ -35,5 +37,6 @@ for extra in "${extras[@]}"; do
     grep -q "\[fleetlab\] done in" "$dir/train.log" || { cat "$dir/train.log" >&2; exit 1; }
     rm -rf "$dir"
   done
+  rm -rf "$venv"
   echo "[check_extras] .[$extra] alone: install + 2-iteration train OK ($(( $(date +%s) - start )) s)"
 done

@@ -3,7 +3,7 @@
 # with that library: proves the core dependencies are complete and each extra's name resolves (run by .ci/run).
 # The venvs live in .venv-extras/<extra>/ (ignored by git) and are made anew on every run; the local wheels keep
 # that to about a minute each. Each is about 2 GB, so a venv that passed is removed before the next is made: CI
-# once ran out of disk while installing (at 2.5 GB free), and four kept venvs took 7.8 GB. A failed one stays, to
+# once ran out of disk while installing, and four kept venvs took 7.8 GB. A failed one stays, to
 # be looked at. Usage: bash scripts/dev/check_extras.sh [extra ...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

@@ -25,3 +25,7 @@ if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
         os.environ.setdefault("PYOPENGL_PLATFORM", _gl)
 
 __version__ = "0.1.0"
+
+from fleetlab.gymnasium_ids import register_ids as _register_gymnasium_ids  # noqa: E402
+
+_register_gymnasium_ids()

@@ -52,6 +52,7 @@ def _run_workflow(library: str, play: bool, argv: list[str]) -> int:
     from fleetlab.rl import workflow
     from fleetlab.rl.fault_tolerance import GracefulStop
     from fleetlab.rl.run import resolve_run
+    from fleetlab.rl.run_dir import file_system_error
 
     redirect_worker_output()  # under `fleetlab launch`, ranks > 0 write to their log file
     write_whole_lines(sys.stdout)
@@ -59,7 +60,10 @@ def _run_workflow(library: str, play: bool, argv: list[str]) -> int:
     args = rl_args.parse(library, play=play, argv=argv)
     try:
         run = resolve_run(library, args, play)
-        (workflow.play if play else workflow.train)(run)
+        try:
+            (workflow.play if play else workflow.train)(run)
+        except OSError as err:  # a full disk, a read-only folder: one line saying what to do (others re-raise)
+            raise file_system_error(err, "a file could not be written") from None
     except GracefulStop as stop:
         print(f"[fleetlab] {stop}", flush=True)
         return stop.exit_code

@@ -25,7 +25,7 @@ import sys
 
 from fleetlab.distributed.context import RUN_DIR_VAR
 from fleetlab.distributed.process_tree import become_subreaper, end_descendants
-from fleetlab.errors import ArgumentParser, FleetlabError
+from fleetlab.errors import ArgumentParser, FleetlabError, port_number
 from fleetlab.rl.library import LIBRARIES
 
 
@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--node_rank", "--node-rank", type=int, default=None, help="this node's index (static rendezvous)")
     p.add_argument("--rdzv_endpoint", "--rdzv-endpoint", default=None, help="HOST:PORT of the c10d rendezvous")
     p.add_argument("--rdzv_id", "--rdzv-id", default=None, help="job id, the same on every node; names the run dir")
-    p.add_argument("--master_port", "--master-port", type=int, default=None, help="single node: rendezvous port")
+    p.add_argument("--master_port", "--master-port", type=port_number, default=None, help="single node: rendezvous port")
     p.add_argument("--coordinator_address", default=None, help="JAX: HOST:PORT of process 0 (default: rdzv endpoint)")
     p.add_argument("--max_restarts", "--max-restarts", type=int, default=0, help="restarts of the group on failure")
     p.add_argument("--stop_timeout", type=float, default=20.0,
@@ -107,12 +107,16 @@ def main(argv: list[str]) -> int:
 
 def _launch(opts, command: list[str]) -> int:
     from fleetlab.rl import args as rl_args
+    from fleetlab.rl.run_dir import create_run_dir
 
     min_nodes, max_nodes = _nodes(opts.nnodes)
     if opts.nproc_per_node < 1:
         raise FleetlabError(f"--nproc_per_node must be at least 1, got {opts.nproc_per_node}")
     if opts.max_restarts < 0:
         raise FleetlabError(f"--max_restarts must be >= 0, got {opts.max_restarts}")
+    for flag in ("rdzv_endpoint", "coordinator_address"):
+        if getattr(opts, flag) is not None:
+            host_and_port(f"--{flag}", getattr(opts, flag))
     library, rest = _train_target(command)
     framework = "torch"
     if library is not None:
@@ -124,12 +128,25 @@ def _launch(opts, command: list[str]) -> int:
             raise FleetlabError("a multi-node launch needs --rdzv_id (the same on every node): it also names the run "
                                 "directory, so every node and every restart agree on it")
         run_dir, framework = _run_dir(library, train_args, opts.rdzv_id if max_nodes > 1 else None)
+        # A single-node launch gets a folder of its own (another run may have started in the same second); the
+        # nodes of a multi-node run all train in the one named after --rdzv_id.
+        run_dir = create_run_dir(run_dir, exclusive=max_nodes == 1)
         os.environ[RUN_DIR_VAR] = run_dir
         print(f"[fleetlab launch] {library}{'-jax' if framework == 'jax' else ''}: {opts.nproc_per_node} process(es) "
               f"per node, nodes {opts.nnodes}, max_restarts {opts.max_restarts}; run dir {run_dir}", flush=True)
     if framework == "jax":
         return _launch_jax(opts, min_nodes, max_nodes, library, rest)
     return _launch_torch(opts, max_nodes, ["-m", "fleetlab", "train", "--library", library, *rest] if library else command)
+
+
+def host_and_port(flag: str, value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host:
+        raise FleetlabError(f"{flag} must be HOST:PORT, got '{value}'")
+    try:
+        return host, port_number(port)
+    except Exception:
+        raise FleetlabError(f"{flag} must be HOST:PORT with a port in 1..65535, got '{value}'") from None
 
 
 def _check_gpus(nproc: int, device: str | None) -> None:

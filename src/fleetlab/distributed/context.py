@@ -140,7 +140,9 @@ class RunContext:
             launcher=launcher,
             device=resolved,
             backend=backend,
-            seed=seed + rank,  # global rank: LOCAL_RANK would give every node the same seeds
+            # global rank: LOCAL_RANK would give every node the same seeds; kept in the 32 bits every library's
+            # seeding accepts (--seed may be up to 2**32 - 1)
+            seed=(seed + rank) % 2**32,
             master_addr=addr,
             master_port=port,
             timeout_s=timeout_s,

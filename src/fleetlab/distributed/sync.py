@@ -81,6 +81,34 @@ def pooled_over_ranks(ctx, samples: dict[str, list[float]]) -> dict[str, float]:
             for key, (t, c, h, lo) in sorted(pooled.items())}
 
 
+def state_checksum(tree) -> str:
+    """A short hash of a nested training state (dicts in key order, lists, tuples, tensors and arrays by their exact
+    bytes, plain values by repr): what a checkpoint holds, e.g. {"model": state_dict, "optimizer": state_dict}."""
+    digest = hashlib.sha256()
+    torch = sys.modules.get("torch")
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for key in sorted(node, key=str):
+                digest.update(repr(key).encode())
+                walk(node[key])
+        elif isinstance(node, (list, tuple)):
+            digest.update(b"[")
+            for item in node:
+                walk(item)
+            digest.update(b"]")
+        elif torch is not None and isinstance(node, torch.Tensor):
+            digest.update(str(node.dtype).encode() + node.detach().to("cpu").contiguous().numpy().tobytes())
+        elif hasattr(node, "__array__") and not isinstance(node, (int, float, bool)):
+            array = np.asarray(node)
+            digest.update(str(array.dtype).encode() + np.ascontiguousarray(array).tobytes())
+        else:
+            digest.update(repr(node).encode())
+
+    walk(tree)
+    return digest.hexdigest()[:16]
+
+
 def parameter_checksum(module_or_tensors) -> str:
     """A short hash of the parameters' exact bytes: equal on every rank iff the weights are bit-identical."""
     tensors = module_or_tensors.state_dict().values() if hasattr(module_or_tensors, "state_dict") else module_or_tensors

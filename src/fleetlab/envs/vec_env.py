@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from fleetlab.distributed.sync import state_checksum
 from fleetlab.envs.core import Env, State
 from fleetlab.errors import FleetlabError
 from fleetlab.sim.mjx import warp_overflow_error
@@ -155,6 +156,11 @@ class VecEnv(gymnasium.Env):
             self.seed = seed
         keys = jax.random.split(jax.random.PRNGKey(self.seed), self.num_envs)
         self.state = self._reset_fn(jax.device_put(keys, self._jax_device))
+
+    def state_checksum(self) -> str:
+        """A hash of the batched env state (positions, velocities, observations, RNG keys): ranks seeded apart hold
+        different states, so summary.json can show that each rank collects its own experience."""
+        return state_checksum([np.asarray(x) for x in jax.tree.leaves(self.state)])
 
     def step_jax(self, action: jax.Array):
         """The native JAX view: (obs, reward, terminated, truncated, extras) as JAX arrays on the env's device."""

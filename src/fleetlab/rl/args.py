@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 
-from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
+from fleetlab.errors import ArgumentParser, FleetlabError, positive_float, positive_int, seed_value
 
 
 def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) -> argparse.ArgumentParser:
@@ -18,7 +18,7 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                    help="import MODULE first: it registers the tasks of your own package (repeatable)")
     p.add_argument("--num_envs", type=positive_int, default=None, help="envs PER PROCESS (N processes collect N x this)")
-    p.add_argument("--seed", type=int, default=None, help="base seed; each rank adds its global rank")
+    p.add_argument("--seed", type=seed_value, default=None, help="base seed (0..2^32-1); each rank adds its global rank")
     p.add_argument("--device", type=str, default=None, help="cpu | cuda | cuda:K (default: cuda:LOCAL_RANK if present)")
     p.add_argument("--distributed", action="store_true", default=False, help="train with several processes")
     p.add_argument("--headless", action="store_true", default=False, help="accepted for Isaac Lab compatibility")
@@ -31,9 +31,13 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
                        help="env steps between training videos (Isaac Lab's default 2000)")
     p.add_argument("--physics_impl", type=str, default="auto", choices=["auto", "jax", "warp"],
                    help="MJX implementation (auto: MuJoCo Warp on a GPU when warp-lang is installed, else JAX)")
-    p.add_argument("--dist_timeout", type=float, default=600.0, help="collective timeout in seconds")
+    p.add_argument("--dist_timeout", type=positive_float, default=600.0, help="collective timeout in seconds")
     p.add_argument("--checkpoint", type=str, default=None,
                    help="checkpoint path, or a file name (a regex, as in Isaac Lab) searched in the latest run")
+    p.add_argument("--resume", action="store_true", default=False,
+                   help="train: continue from the latest run's latest checkpoint (with --load_run: that run's) for "
+                        "--max_iterations MORE iterations")
+    p.add_argument("--load_run", type=str, default=None, help="run-folder regex (default: the latest)")
     p.add_argument("--agent", type=str, default=None,
                    help=f"which of the task's {library} configs (default: {library}; `fleetlab list` shows the others; "
                         f"Isaac Lab's {library}_<name>_cfg_entry_point spelling works too)")

@@ -50,6 +50,11 @@ def atomic_write(path: str):
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    # mkstemp makes the file 0600; a checkpoint is as readable as any file the user writes (0644 under the usual
+    # umask), so teammates on shared storage can play it
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Callable, ContextManager, Protocol
 
 from fleetlab.errors import FleetlabError
@@ -46,6 +47,25 @@ class Resume:
     auto: bool = False
     state: dict | None = None
 
+    @property
+    def saved_state_checksum(self) -> str | None:
+        """The hash of the training state the checkpoint holds, recorded when it was written (Session.state_checksum);
+        None for a checkpoint written before fleetlab recorded it."""
+        for source in (self.state, self.checkpoint):
+            if isinstance(source, dict) and STATE_CHECKSUM_KEY in source:
+                return source[STATE_CHECKSUM_KEY]
+        return None
+
+
+STATE_CHECKSUM_KEY = "fleetlab_state_checksum"  # in a checkpoint (skrl: in its fleetlab_<t>.pt side file)
+
+
+def read_resume(library_name: str, path: str, auto: bool = False) -> Resume:
+    """A checkpoint file read once, by checkpoint_reader (no code runs from it), as a Resume."""
+    from fleetlab.rl.checkpoint_reader import read_checkpoint
+
+    return Resume(path, read_checkpoint(path, library_name), auto=auto)
+
 
 class Session(Protocol):
     """One library's runner (or agent, or player) built on one VecEnv, for training or for playing."""
@@ -61,6 +81,11 @@ class Session(Protocol):
 
     def checksum(self) -> str:
         """Hash of every trained parameter and normalizer statistic: equal on every rank iff they are in sync."""
+
+    def state_checksum(self) -> str:
+        """Hash of everything restore() brings back for training (weights, normalizers, optimizer state, counters),
+        computed the same way when a checkpoint is written (stored in it under STATE_CHECKSUM_KEY): equal right
+        after a restore iff the restore brought back all of it."""
 
     def results(self) -> tuple[dict, dict]:
         """(the last logged metrics, this rank's figures: at least "train_fps", the steady-state training FPS)."""
@@ -82,6 +107,8 @@ class Library(Protocol):
     variants: dict[str, list[str]]  # `fleetlab bench train` labels -> the train flags that select them
     loggers: tuple[str, ...]  # --logger choices (the default is tensorboard)
     logs_to_wandb: bool  # True: the library writes --logger wandb itself; False: rl/tracking.py mirrors TensorBoard
+    checks: dict[str, Callable]  # agent-config key path -> rule (fleetlab.checks), applied after overrides and flags
+    requires: tuple[str, str]  # (the module it imports, the pip extra that installs it)
 
     def add_args(self, parser: argparse.ArgumentParser) -> None:
         """This library's own flags (rsl_rl: --experiment_name ...; skrl: --ml_framework)."""
@@ -104,6 +131,9 @@ class Library(Protocol):
     def find_checkpoint(self, run: Run) -> str:
         """The checkpoint named by --checkpoint / --load_run, or this experiment's latest one."""
 
+    def read_resume(self, path: str, auto: bool) -> Resume:
+        """The checkpoint at `path` read (read_resume), with the library's side files (skrl: timestep, RNG)."""
+
     def auto_resume(self, run: Run, ctx: RunContext, run_dir: str) -> Resume | None:
         """Under `fleetlab launch`: the run directory's latest COMPLETE checkpoint, as rank 0 sees it."""
 
@@ -124,3 +154,12 @@ def library(name: str) -> Library:
     if name not in LIBRARIES:
         raise FleetlabError(f"unknown library '{name}': use one of {', '.join(LIBRARIES)}")
     return importlib.import_module(LIBRARIES[name]).LIBRARY
+
+
+def check_installed(lib: Library) -> None:
+    """A library that is not installed is a one-line error naming the extra that installs it (found without
+    importing it: skrl starts torch.distributed when imported)."""
+    module, extra = lib.requires
+    if importlib.util.find_spec(module) is None:
+        raise FleetlabError(f"--library {lib.name} needs {module}, which is not installed: "
+                            f"pip install 'fleetlab[{extra}]' (from a checkout: pip install -e '.[{extra}]')")

@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from fleetlab import checks
 from fleetlab.envs import TaskEntry, import_tasks, resolve
 from fleetlab.envs.registry import agent_cfg
 from fleetlab.rl.args import apply_overrides, env_overrides, overrides_of
-from fleetlab.rl.library import Library, library
+from fleetlab.rl.library import Library, check_installed, library
 
 DEFAULT_SEED = 42  # Isaac Lab's agent configs' seed; each rank adds its global rank
 TRAIN_ENVS, PLAY_ENVS = 4096, 32  # Isaac Lab's defaults per process
@@ -47,10 +48,14 @@ def load_tasks(imports: list[str]) -> None:
 def resolve_run(library_name: str, args: argparse.Namespace, play: bool) -> Run:
     load_tasks(args.imports)
     lib = library(library_name)
+    check_installed(lib)
     entry = resolve(args.task)
-    env_kwargs = env_overrides(entry.make_task().cfg, overrides_of(args, "env"))
+    default_cfg = entry.make_task().cfg
+    env_kwargs = env_overrides(default_cfg, overrides_of(args, "env"))
+    checks.check_task_cfg(dataclasses.replace(default_cfg, **env_kwargs), list(env_kwargs))
     cfg = apply_overrides(agent_cfg(entry, lib.name, args.agent), overrides_of(args, "agent"))
     lib.configure(cfg, args, play)  # the flags win over the overrides, as in Isaac Lab's scripts
+    checks.check_agent_cfg(cfg, lib.checks, lib.name)
     num_envs = args.num_envs if args.num_envs is not None else (PLAY_ENVS if play else TRAIN_ENVS)
     return Run(library=lib, task=entry, agent_cfg=cfg, env_overrides=env_kwargs,
                seed=DEFAULT_SEED if args.seed is None else args.seed,

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import errno
 import json
 import os
 import re
+import shutil
 
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
@@ -16,20 +18,93 @@ from fleetlab.errors import FleetlabError
 LOG_ROOT = "logs"
 
 
+def now_stamp() -> str:
+    """Isaac Lab's run-folder time stamp (one second resolution: two runs can share one, see create_run_dir)."""
+    return datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+
+
 def run_dir_path(library: str, experiment_name: str, stamp: str | None = None, run_name: str = "") -> str:
     """logs/<library>/<experiment>/<timestamp>[_<run_name>], as Isaac Lab names it."""
-    stamp = stamp or datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    stamp = stamp or now_stamp()
     return os.path.abspath(os.path.join(LOG_ROOT, library, experiment_name, stamp + (f"_{run_name}" if run_name else "")))
 
 
+def create_run_dir(path: str, exclusive: bool = True) -> str:
+    """Create the run folder `path` and return it. Exclusive: a folder that exists already (another run started
+    in the same second) is never shared; this run gets `<path>_2`, `<path>_3`, ... instead (mkdir is atomic, so
+    two processes racing for one name get two folders). A log root that is a file or not writable is a one-line
+    error here, before any training."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if not exclusive:
+            os.makedirs(path, exist_ok=True)
+            return path
+        for n in range(1, 10_000):
+            candidate = path if n == 1 else f"{path}_{n}"
+            try:
+                os.mkdir(candidate)
+                return candidate
+            except FileExistsError:
+                continue
+    except OSError as err:
+        raise file_system_error(err, "cannot create the run folder") from None
+    raise FleetlabError(f"cannot create a run folder next to '{path}': 10000 runs share its name")
+
+
+def file_system_error(err: OSError, what: str) -> FleetlabError:
+    """A file-system failure the user can fix (a file where a folder should be, no permission, a full disk) as a
+    one-line FleetlabError saying what to do. Other OSErrors are not turned into this: they keep their traceback."""
+    where = f"'{err.filename}'" if err.filename else "the log folder"
+    hint = {errno.ENOTDIR: "a file stands where a folder is needed: move it away, or run from another folder",
+            errno.EEXIST: "a file stands where a folder is needed: move it away, or run from another folder",
+            errno.EACCES: "no permission to write there: run from a folder you can write to",
+            errno.EPERM: "no permission to write there: run from a folder you can write to",
+            errno.EROFS: "the file system is read-only: run from a folder you can write to",
+            errno.ENOSPC: "the disk is full: free some space (old runs under logs/) and run again",
+            errno.EDQUOT: "the disk quota is exceeded: free some space (old runs under logs/) and run again",
+            errno.EFBIG: "the file is larger than this process may write (ulimit -f): raise the limit"}.get(err.errno)
+    if hint is None:
+        raise err
+    return FleetlabError(f"{what}: {where}: {os.strerror(err.errno)} ({hint})")
+
+
 def make_run_dir(ctx: RunContext, library: str, experiment_name: str, run_name: str = "") -> str:
-    """The run directory: the one `fleetlab launch` chose (every restart of the group trains there), else a new
-    run_dir_path. Rank 0 decides (clocks and start times differ across nodes) and broadcasts it, so every rank
-    agrees; only rank 0 creates it."""
-    run_dir = ctx.broadcast_object(launched_run_dir() or run_dir_path(library, experiment_name, run_name=run_name))
+    """The run directory: the one `fleetlab launch` chose (every restart of the group trains there; the launcher
+    created it), else a new folder of run_dir_path, created exclusively. Rank 0 decides (clocks and start times
+    differ across nodes) and broadcasts it, or the error it met, so every rank agrees and none waits for a rank
+    that failed."""
+    chosen: str | FleetlabError | None = None
     if ctx.is_writer:
-        os.makedirs(run_dir, exist_ok=True)
-    return run_dir
+        try:
+            launched = launched_run_dir()
+            chosen = create_run_dir(launched, exclusive=False) if launched else \
+                create_run_dir(run_dir_path(library, experiment_name, run_name=run_name))
+        except FleetlabError as err:
+            chosen = FleetlabError(str(err))
+    chosen = ctx.broadcast_object(chosen)
+    if isinstance(chosen, FleetlabError):
+        raise chosen
+    return chosen
+
+
+def check_writable(folder: str, what: str) -> None:
+    """A one-line error now, rather than an OS traceback after the work, when nothing can be written in `folder`
+    (a file created and removed: permissions alone say nothing for root, nor for a read-only mount)."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        probe = os.path.join(folder, f".fleetlab-write-check-{os.getpid()}")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as err:
+        raise file_system_error(err, what) from None
+
+
+def remove_unused_run_dir(run_dir: str) -> None:
+    """A run that failed before training leaves no folder behind (a params/-only folder would hide the real
+    latest run from --resume and play). Only a folder this process created, never one of `fleetlab launch`."""
+    if not launched_run_dir() and os.path.isdir(run_dir):
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt", subdir: str = "") -> str:
@@ -37,7 +112,9 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
     name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order."""
     if not os.path.isdir(experiment_dir):
         raise FleetlabError(f"no runs to load: '{experiment_dir}' does not exist (train first, or pass --checkpoint PATH)")
-    runs = sorted(d for d in os.listdir(experiment_dir) if os.path.isdir(os.path.join(experiment_dir, d)) and re.match(load_run, d))
+    own = os.path.abspath(launched_run_dir() or "")  # under `fleetlab launch`, the new run's own (empty) folder
+    runs = sorted(d for d in os.listdir(experiment_dir) if os.path.isdir(os.path.join(experiment_dir, d))
+                  and re.match(load_run, d) and os.path.abspath(os.path.join(experiment_dir, d)) != own)
     if not runs:
         raise FleetlabError(f"no run in '{experiment_dir}' matches --load_run '{load_run}'")
     run_dir = os.path.join(experiment_dir, runs[-1], subdir)

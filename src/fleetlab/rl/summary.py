@@ -10,11 +10,15 @@ from fleetlab.rl.run_dir import write_json
 
 
 def finish(ctx: RunContext, run_dir: str, library: str, task_id: str, env, checksum: str, last: dict, wall_s: float,
-           perf: dict | None = None) -> dict:
+           perf: dict | None = None, state_checksum: str | None = None, initial_env: str | None = None,
+           resumed: dict | None = None) -> dict:
     """End of training on every rank: print this rank's parameter checksum and seed, gather them on rank 0, and
-    write summary.json (the checksums must be identical across ranks; the seeds must differ)."""
+    write summary.json (the checksums must be identical across ranks; the seeds, and so the initial env states,
+    must differ). `state_checksum`: the whole training state at the end (what the last checkpoint holds);
+    `resumed`: the checkpoint this run started from, with the state it saved and the state restored."""
     mine = {"rank": ctx.rank, "local_rank": ctx.local_rank, "node_rank": ctx.node_rank, "pid": os.getpid(),
-            "seed": ctx.seed, "device": ctx.device, "checksum": checksum, "perf": perf or {}}
+            "seed": ctx.seed, "device": ctx.device, "checksum": checksum, "state_checksum": state_checksum,
+            "initial_env_checksum": initial_env, "resumed": resumed, "perf": perf or {}}
     print(f"[fleetlab] rank {ctx.rank}: seed {ctx.seed}, parameter checksum {checksum}", flush=True)
     ranks = ctx.all_gather_object(mine)
     summary = {
@@ -28,6 +32,9 @@ def finish(ctx: RunContext, run_dir: str, library: str, task_id: str, env, check
         "final": last,
         "ranks": ranks,
         "checksums_identical": len({r["checksum"] for r in ranks}) == 1,
+        "state_checksum": state_checksum,
+        "initial_env_states_distinct": len({r["initial_env_checksum"] for r in ranks}) == len(ranks),
+        "resumed": resumed,
         "perf": aggregate([r["perf"] for r in ranks]),
     }
     if ctx.is_writer:

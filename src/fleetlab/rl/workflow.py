@@ -12,9 +12,10 @@ import time
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
 from fleetlab.envs.registry import make_from_entry
+from fleetlab.errors import FleetlabError
 from fleetlab.rl import console, evaluation, garbage_collection, perf, tracking
+from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl import run_dir as run_dirs
-from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.library import Resume
 from fleetlab.rl.run import Run
 from fleetlab.rl.summary import finish
@@ -43,7 +44,38 @@ def start(run: Run) -> tuple[RunContext, object]:
 def train(run: Run) -> dict:
     lib, args = run.library, run.args
     ctx, env = start(run)
+    # The checkpoint named by --resume / --load_run / --checkpoint is found BEFORE this run's folder exists:
+    # otherwise "the latest run" would be the new, empty folder (Isaac Lab's scripts resolve it first too).
+    explicit = explicit_resume(run, ctx)
     run_dir = run_dirs.make_run_dir(ctx, lib.name, *lib.run_dir_parts(run))
+    try:
+        return _train_in(run, ctx, env, run_dir, explicit)
+    except FleetlabError:
+        if ctx.is_writer and not _has_checkpoint(run_dir):
+            run_dirs.remove_unused_run_dir(run_dir)  # a failed start leaves no folder behind
+        raise
+
+
+def explicit_resume(run: Run, ctx: RunContext) -> Resume | None:
+    """The checkpoint of --resume / --checkpoint (Isaac Lab's resume: max_iterations MORE iterations), as rank 0
+    finds it, readable on every rank; read now, so a bad file fails before the library starts."""
+    args = run.args
+    if not (args.checkpoint or args.resume):
+        return None
+    path = None
+    if ctx.is_writer:
+        path = run.library.find_checkpoint(run)
+        run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
+    path = ft.share_checkpoint(ctx, path)
+    return run.library.read_resume(path, auto=False)
+
+
+def _has_checkpoint(run_dir: str) -> bool:
+    return any(name.endswith((".pt", ".pth", ".pickle")) for _, _, files in os.walk(run_dir) for name in files)
+
+
+def _train_in(run: Run, ctx: RunContext, env, run_dir: str, explicit: Resume | None) -> dict:
+    lib, args = run.library, run.args
     lib.finalize(run, ctx, env, run_dir)
     if ctx.is_writer:
         print(f"[fleetlab] {run.task.id} with {run.label}: {env.num_envs} envs per process x {ctx.world_size} "
@@ -57,21 +89,19 @@ def train(run: Run) -> dict:
         run_dirs.record_task(run_dir, run.task.id)
     print(f"[fleetlab] {ctx.summary()}", flush=True)
 
-    resume = None
-    if args.checkpoint or getattr(args, "resume", False):  # Isaac Lab's resume: max_iterations MORE iterations
-        path = lib.find_checkpoint(run)
-        run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
-        resume = Resume(path, read_checkpoint(path, lib.name))  # a bad file fails before the library starts
-    elif launched_run_dir():  # a restart of `fleetlab launch`: continue to the same final iteration
-        resume = lib.auto_resume(run, ctx, run_dir)
-
+    # A restart of `fleetlab launch` continues from its own folder's latest checkpoint (to the same final
+    # iteration); only a first attempt starts from the --resume / --checkpoint one.
+    resume = (lib.auto_resume(run, ctx, run_dir) if launched_run_dir() else None) or explicit
+    initial_env = env.state_checksum()  # before any step: each rank's envs start from their own seed
     with tracking.wandb_run(run, ctx, env, run_dir) as tracker, lib.session(run, ctx, env, run_dir, resume) as session:
         if tracker is not None:
             session.mirror_scalars(lambda writer: tracking.WandbMirror(writer, tracker))
         if args.video and ctx.is_writer:
             env.step_hooks.append(TrainingVideos(run, session, run_dir, ctx.device, ctx.seed))
+        resumed = None
         if resume is not None:
             session.restore(resume)
+            resumed = check_restored(resume, session)
         # The collector was paused for the start-up (cli.run_workflow); a library that traces first (brax) pauses
         # it again until its program runs.
         garbage_collection.freeze_and_restart()
@@ -82,8 +112,20 @@ def train(run: Run) -> dict:
         last, figures = session.results()
         record = perf.perf_record(env, figures.pop("train_fps"), policy, measure_rollouts=args.bench)
         summary = finish(ctx, run_dir, run.label, run.task.id, env, session.checksum(), last, wall,
-                         {**record, **figures})
+                         {**record, **figures}, state_checksum=session.state_checksum(), initial_env=initial_env,
+                         resumed=resumed)
     return summary
+
+
+def check_restored(resume: Resume, session) -> dict:
+    """The state restore() brought back, hashed, beside the hash the checkpoint recorded when it was written (the
+    same state, if restore restored all of it). A mismatch is reported, and kept in summary.json."""
+    restored, saved = session.state_checksum(), resume.saved_state_checksum
+    if saved is not None and restored != saved:
+        print(f"[fleetlab] WARNING: the state restored from {resume.path} ({restored}) is not the state it saved "
+              f"({saved}): the run does not continue exactly from that checkpoint", flush=True)
+    return {"path": resume.path, "auto": resume.auto, "saved_state_checksum": saved,
+            "restored_state_checksum": restored}
 
 
 def play(run: Run) -> dict:
@@ -93,8 +135,13 @@ def play(run: Run) -> dict:
     path = lib.find_checkpoint(run)
     run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
     print(f"[fleetlab] loading {path}", flush=True)
-    resume = Resume(path, read_checkpoint(path, lib.name))
+    resume = lib.read_resume(path, auto=False)
     run_dir = lib.run_dir_of(path)
+    # The default (no --checkpoint) plays the run's latest checkpoint: play.json. Any other checkpoint gets its own
+    # file, so playing an older one never overwrites what the latest one gave.
+    out = os.path.join(run_dir, "play.json" if not args.checkpoint else
+                       f"play_{os.path.splitext(os.path.basename(path))[0]}.json")
+    run_dirs.check_writable(run_dir, "cannot write play's results (play.json, exported/, videos/) into the run folder")
     with lib.session(run, ctx, env, None, resume) as session:
         session.restore(resume)
         garbage_collection.freeze_and_restart()  # paused for the start-up (cli.run_workflow)
@@ -107,5 +154,5 @@ def play(run: Run) -> dict:
             result["video"] = evaluation.record_video(env, policy, os.path.join(run_dir, "videos", "play.mp4"),
                                                       args.video_length)
     console.print_play_result(result)
-    run_dirs.write_json(os.path.join(run_dir, "play.json"), result)
+    run_dirs.write_json(out, result)
     return result

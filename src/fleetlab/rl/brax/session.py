@@ -17,7 +17,7 @@ import time
 import jax
 import numpy as np
 
-from fleetlab.distributed import parameter_checksum
+from fleetlab.distributed import parameter_checksum, state_checksum
 from fleetlab.envs import to_jax, to_torch
 from fleetlab.errors import FleetlabError
 from fleetlab.rl import fault_tolerance as ft
@@ -25,7 +25,7 @@ from fleetlab.rl import garbage_collection
 from fleetlab.rl.brax import params as brax_params
 from fleetlab.rl.brax.env import BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
-from fleetlab.rl.library import Resume
+from fleetlab.rl.library import STATE_CHECKSUM_KEY, Resume
 from fleetlab.rl.perf import JAX_TRACE_S, XLA_COMPILE_S, XLA_COMPILES, count_xla_compiles, seconds_since_process_start
 from fleetlab.rl.scalar_writer import ScalarWriter
 from fleetlab.sim.mjx import warp_overflow_error
@@ -154,6 +154,11 @@ class BraxSession:
     def checksum(self) -> str:
         return parameter_checksum([np.asarray(x) for x in jax.tree.leaves(self.params)])
 
+    def state_checksum(self) -> str:
+        # Brax's ppo.train takes only restore_params (normalizer, policy, value): its optimizer state is not
+        # restorable, so the params are the whole restorable state.
+        return state_checksum([np.asarray(x) for x in jax.tree.leaves(self.params)])
+
     def results(self) -> tuple[dict, dict]:
         # the first epoch includes the XLA compile
         steady = self.sps[1:] if self.sps else self._steady_sps_from_rollouts()
@@ -268,8 +273,10 @@ class BraxSession:
             self.save(os.path.join(self.run_dir, f"model_{it}{brax_params.CHECKPOINT_SUFFIX}"), it, step)
 
     def save(self, path: str, iteration: int, step: int) -> None:
-        ft.atomic_pickle_save(brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
-                                                        self.start_iteration * self.iteration_steps + int(step)), path)
+        checkpoint = brax_params.to_checkpoint(self.params, self.cfg, iteration, self.run.task.id,
+                                               self.start_iteration * self.iteration_steps + int(step))
+        checkpoint[STATE_CHECKSUM_KEY] = self.state_checksum()
+        ft.atomic_pickle_save(checkpoint, path)
 
 
 def epoch_length(iterations: int, at_most: int) -> int:

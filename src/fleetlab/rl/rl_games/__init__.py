@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 import os
 
+from fleetlab import checks as c
 from fleetlab.errors import FleetlabError
 from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.checkpoint_reader import read_checkpoint
-from fleetlab.rl.library import Resume
+from fleetlab.rl.library import Resume, read_resume
 from fleetlab.rl.run_dir import resolve_checkpoint
 
 
@@ -19,6 +19,15 @@ class RlGames:
     variants = {"rl_games": []}
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
+    requires = ("rl_games", "rl-games")
+    checks = {  # the agent config's ranges (fleetlab.checks), applied after the overrides and flags
+        "params.config.horizon_length": c.positive_int, "params.config.minibatch_size": c.positive_int,
+        "params.config.mini_epochs": c.positive_int, "params.config.max_epochs": c.positive_or_minus_one,
+        "params.config.save_frequency": c.non_negative, "params.config.learning_rate": c.positive,
+        "params.config.gamma": c.unit_interval, "params.config.tau": c.unit_interval,
+        "params.config.e_clip": c.positive, "params.config.seq_length": c.positive_int,
+        "params.config.lr_schedule": c.optional(c.one_of("adaptive", "linear", "identity")),
+    }
 
     def add_args(self, parser) -> None:
         pass
@@ -56,12 +65,15 @@ class RlGames:
         params["seed"] = ctx.seed
 
     def find_checkpoint(self, run) -> str:
-        return resolve_checkpoint(self.name, self.run_dir_parts(run)[0], None, run.args.checkpoint, default=r".*\.pth",
+        return resolve_checkpoint(self.name, self.run_dir_parts(run)[0], run.args.load_run, run.args.checkpoint, default=r".*\.pth",
                                   subdir=self.checkpoint_subdir)
+
+    def read_resume(self, path: str, auto: bool) -> Resume:
+        return read_resume(self.name, path, auto)
 
     def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
         path = ft.auto_resume_checkpoint(ctx, os.path.join(run_dir, self.checkpoint_subdir), r".*\.pth")
-        return None if path is None else Resume(path, read_checkpoint(path, self.name), auto=True)
+        return None if path is None else read_resume(self.name, path, auto=True)
 
     def run_dir_of(self, checkpoint: str) -> str:
         return os.path.dirname(os.path.dirname(checkpoint))  # <run>/nn/<name>.pth

@@ -11,11 +11,12 @@ from rl_games.algos_torch import a2c_continuous, players
 from rl_games.algos_torch.running_mean_std import RunningMeanStd
 
 from fleetlab.distributed import RunContext
-from fleetlab.distributed.sync import global_batch_moments
+from fleetlab.distributed.sync import global_batch_moments, state_checksum
 from fleetlab.distributed.torch_pg import group_made_by_run_context
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.console import printed_by_writer_only
+from fleetlab.rl.library import STATE_CHECKSUM_KEY
 
 LIBRARY = "rl_games"
 
@@ -97,6 +98,7 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
     def save(self, fn):
         # Upstream torch.save()s straight to the final name: a kill mid-write leaves a truncated checkpoint.
         state = self.get_full_state_weights()
+        state[STATE_CHECKSUM_KEY] = training_state_checksum(self)
         state["fleetlab_rng"] = self.rng_states
         ft.atomic_torch_save(state, fn + ".pth")
 
@@ -113,6 +115,13 @@ class FleetPlayer(players.PpoPlayerContinuous):
         self.model.load_state_dict(checkpoint["model"])
         if self.normalize_input and "running_mean_std" in checkpoint:
             self.model.running_mean_std.load_state_dict(checkpoint["running_mean_std"])
+
+
+def training_state_checksum(agent) -> str:
+    """What set_full_state_weights restores for training: the model (with its normalizers), the optimizer, and the
+    epoch and frame counters."""
+    return state_checksum({"model": agent.model.state_dict(), "optimizer": agent.optimizer.state_dict(),
+                           "epoch": agent.epoch_num, "frame": agent.frame})
 
 
 def without_compile_prefix(checkpoint: dict) -> dict:

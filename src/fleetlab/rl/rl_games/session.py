@@ -11,7 +11,13 @@ from rl_games.torch_runner import Runner
 from fleetlab.distributed import parameter_checksum
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.library import Resume
-from fleetlab.rl.rl_games.agent import FleetA2CAgent, FleetPlayer, PinnedDeviceConfig, without_compile_prefix
+from fleetlab.rl.rl_games.agent import (
+    FleetA2CAgent,
+    FleetPlayer,
+    PinnedDeviceConfig,
+    training_state_checksum,
+    without_compile_prefix,
+)
 from fleetlab.rl.rl_games.env import RlGamesVecEnv
 from fleetlab.rl.rl_games.observer import EpisodeLogObserver
 
@@ -48,6 +54,8 @@ class RlGamesSession:
             return
         agent = self.agent
         agent.set_full_state_weights(checkpoint)  # weights, optimizer, normalizers, epoch and frame counters
+        if not resume.auto and agent.max_epochs > 0:  # explicit --resume / --checkpoint: max_iterations MORE
+            agent.max_epochs += agent.epoch_num
         ft.restore_rng(self.ctx, checkpoint.get("fleetlab_rng"), self.env)
         print(f"[fleetlab] resuming from {resume.path} at epoch {agent.epoch_num + 1}/{agent.max_epochs}", flush=True)
 
@@ -85,6 +93,9 @@ class RlGamesSession:
 
     def checksum(self) -> str:
         return parameter_checksum(self.agent.model)
+
+    def state_checksum(self) -> str:
+        return training_state_checksum(self.agent)
 
     def results(self) -> tuple[dict, dict]:
         agent = self.agent

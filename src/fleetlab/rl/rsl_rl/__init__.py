@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 import os
 
+from fleetlab import checks as c
 from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.checkpoint_reader import read_checkpoint
-from fleetlab.rl.library import Resume
+from fleetlab.rl.library import Resume, read_resume
 from fleetlab.rl.run_dir import resolve_checkpoint
 
 
@@ -19,12 +19,19 @@ class RslRl:
     checkpoint_pattern = r"model_\d+\.pt"
     loggers = ("tensorboard", "wandb", "neptune")  # --logger choices
     logs_to_wandb = True  # rsl_rl's own writers (rank 0 only), as Isaac Lab's rsl_rl script uses them
+    requires = ("rsl_rl", "rsl-rl")
+    checks = {  # the agent config's ranges (fleetlab.checks), applied after the overrides and flags
+        "num_steps_per_env": c.positive_int, "max_iterations": c.positive_int, "save_interval": c.positive_int,
+        "algorithm.num_learning_epochs": c.positive_int, "algorithm.num_mini_batches": c.positive_int,
+        "algorithm.learning_rate": c.positive, "algorithm.gamma": c.unit_interval, "algorithm.lam": c.unit_interval,
+        "algorithm.clip_param": c.positive, "algorithm.entropy_coef": c.non_negative,
+        "algorithm.value_loss_coef": c.non_negative, "algorithm.desired_kl": c.optional(c.positive),
+        "algorithm.max_grad_norm": c.optional(c.positive), "algorithm.schedule": c.one_of("adaptive", "fixed"),
+    }
 
     def add_args(self, parser) -> None:
         parser.add_argument("--experiment_name", type=str, default=None)
         parser.add_argument("--run_name", type=str, default=None)
-        parser.add_argument("--resume", action="store_true", default=False)
-        parser.add_argument("--load_run", type=str, default=None, help="run-folder regex (default: the latest)")
 
     def framework(self, args) -> str:
         return "torch"
@@ -53,9 +60,12 @@ class RslRl:
     def find_checkpoint(self, run) -> str:
         return resolve_checkpoint(self.name, run.agent_cfg["experiment_name"], run.args.load_run, run.args.checkpoint)
 
+    def read_resume(self, path: str, auto: bool) -> Resume:
+        return read_resume(self.name, path, auto)
+
     def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
         path = ft.auto_resume_checkpoint(ctx, run_dir, self.checkpoint_pattern)
-        return None if path is None else Resume(path, read_checkpoint(path, self.name), auto=True)
+        return None if path is None else read_resume(self.name, path, auto=True)
 
     def run_dir_of(self, checkpoint: str) -> str:
         return os.path.dirname(checkpoint)

@@ -13,10 +13,11 @@ import torch
 from rsl_rl.runners import OnPolicyRunner
 from tensordict import TensorDict
 
-from fleetlab.distributed import RunContext, parameter_checksum
+from fleetlab.distributed import RunContext, parameter_checksum, state_checksum
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.console import printed_by_writer_only
+from fleetlab.rl.library import STATE_CHECKSUM_KEY
 from fleetlab.rl.rsl_rl.logger import SyncedLogger
 
 LIBRARY = "rsl_rl"
@@ -81,6 +82,7 @@ class FleetOnPolicyRunner(OnPolicyRunner):
 
     def save(self, path: str, infos: dict | None = None) -> None:
         state = self.alg.save()
+        state[STATE_CHECKSUM_KEY] = state_checksum(state)  # weights, normalizers, optimizer: what load() restores
         state["iter"] = self.current_learning_iteration
         state["infos"] = infos
         state["task"] = self.task_id
@@ -103,6 +105,9 @@ class FleetOnPolicyRunner(OnPolicyRunner):
 
     def checksum(self) -> str:
         return parameter_checksum([*self.alg.actor.state_dict().values(), *self.alg.critic.state_dict().values()])
+
+    def state_checksum(self) -> str:
+        return state_checksum(self.alg.save())
 
 
 @contextlib.contextmanager

@@ -57,6 +57,9 @@ class RslRlSession:
     def checksum(self) -> str:
         return self.runner.checksum()
 
+    def state_checksum(self) -> str:
+        return self.runner.state_checksum()
+
     def mirror_scalars(self, wrap) -> None:
         # not called by the workflow: rsl_rl writes --logger wandb itself (RslRl.logs_to_wandb)
         self.runner.logger.writer = wrap(self.runner.logger.writer)

@@ -17,10 +17,11 @@ import contextlib
 import os
 import re
 
+from fleetlab import checks as c
 from fleetlab.errors import FleetlabError
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.checkpoint_reader import read_checkpoint
-from fleetlab.rl.library import Resume
+from fleetlab.rl.library import Resume, read_resume
 from fleetlab.rl.run_dir import resolve_checkpoint
 
 
@@ -30,6 +31,13 @@ class Skrl:
     variants = {"skrl": [], "skrl-jax": ["--ml_framework", "jax"]}
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
+    requires = ("skrl", "skrl")
+    checks = {  # the agent config's ranges (fleetlab.checks), applied after the overrides and flags
+        "agent.rollouts": c.positive_int, "agent.learning_epochs": c.positive_int, "agent.mini_batches": c.positive_int,
+        "agent.learning_rate": c.positive, "agent.discount_factor": c.unit_interval, "agent.gae_lambda": c.unit_interval,
+        "agent.ratio_clip": c.positive, "trainer.timesteps": c.positive_int,
+        "agent.experiment.checkpoint_interval": c.non_negative, "agent.experiment.write_interval": c.non_negative,
+    }
 
     def add_args(self, parser) -> None:
         parser.add_argument("--ml_framework", type=str, default="torch", choices=["torch", "jax"])
@@ -67,11 +75,15 @@ class Skrl:
             experiment["directory"], experiment["experiment_name"] = os.path.split(run_dir)
 
     def find_checkpoint(self, run) -> str:
-        """--checkpoint PATH, else the last run of this framework: its best_agent (skrl's pick), else its last
-        agent_*."""
+        """--checkpoint PATH, else the last run of this framework (or --load_run's): to play, its best_agent (skrl's
+        pick), else its last agent_*; to resume, its last agent_*."""
         experiment = os.path.basename(run.agent_cfg["agent"]["experiment"]["directory"])
         suffix = r"\.pickle" if run.framework == "jax" else r"\.pt"
-        runs, checkpoint = rf".*_ppo_{run.framework}$", run.args.checkpoint
+        # <time>_ppo_<framework>, or <time>_ppo_<framework>_<n> for a second run started in the same second
+        runs, checkpoint = run.args.load_run or rf".*_ppo_{run.framework}(_\d+)?$", run.args.checkpoint
+        if not run.play and not checkpoint:
+            return resolve_checkpoint(self.name, experiment, runs, None, default=rf"agent_\d+{suffix}",
+                                      subdir=self.checkpoint_subdir)
         try:
             return resolve_checkpoint(self.name, experiment, runs, checkpoint, default=rf"best_agent{suffix}",
                                       subdir=self.checkpoint_subdir)
@@ -80,6 +92,15 @@ class Skrl:
                 raise
             return resolve_checkpoint(self.name, experiment, runs, None, default=rf"agent_.*{suffix}",
                                       subdir=self.checkpoint_subdir)
+
+    def read_resume(self, path: str, auto: bool) -> Resume:
+        """The agent file and, when there is one, fleetlab's side file written with it (timestep, RNG states)."""
+        resume = read_resume(self.name, path, auto)
+        t = re.fullmatch(r"agent_(\d+)\.\w+", os.path.basename(path))
+        side = os.path.join(os.path.dirname(path), f"fleetlab_{t.group(1)}.pt") if t else None
+        if side and os.path.isfile(side):
+            resume.state = read_checkpoint(side)
+        return resume
 
     def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
         """The latest agent_<t> checkpoint of this run with its fleetlab_<t>.pt (timestep and RNG states) written
@@ -96,7 +117,9 @@ class Skrl:
         agent_path, state_path = ft.share_checkpoint(ctx, agent_path), ft.share_checkpoint(ctx, state_path)
         if agent_path is None or state_path is None:
             return None
-        return Resume(agent_path, read_checkpoint(agent_path, self.name), auto=True, state=read_checkpoint(state_path))
+        resume = read_resume(self.name, agent_path, auto=True)
+        resume.state = read_checkpoint(state_path)
+        return resume
 
     def run_dir_of(self, checkpoint: str) -> str:
         return os.path.dirname(os.path.dirname(checkpoint))  # <run>/checkpoints/<file>

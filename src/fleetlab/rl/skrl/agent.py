@@ -19,6 +19,7 @@ from typing import Callable
 
 from fleetlab.distributed import RunContext, pooled_over_ranks
 from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.library import STATE_CHECKSUM_KEY
 
 
 @dataclasses.dataclass
@@ -31,6 +32,7 @@ class TrainingState:
     rollouts: int
     interval: int  # checkpoint interval in timesteps (skrl zeroes its own on ranks > 0)
     rng_extra: Callable[[], dict]  # the framework's own RNG state (skrl-JAX's key)
+    state_checksum: Callable[[], str]  # the hash of what the checkpoint holds (session.SkrlSession.state_checksum)
     env_log: Callable[[], dict] | None = None  # the env's extras["log"] samples, where skrl's trainer logs none
     stop: ft.StopRequest = dataclasses.field(default_factory=ft.StopRequest)
     rng_states: list[dict] | None = None
@@ -99,7 +101,8 @@ class FleetAgentMixin:
             self.experiment_dir = experiment_dir
         for name in os.listdir(os.path.join(staging, "checkpoints")):
             ft.move_into_place(os.path.join(staging, "checkpoints", name), os.path.join(final, name))
-        ft.atomic_torch_save({"timestep": timestep, "rng": self.fleet.rng_states, "task": self.fleet.task_id},
+        ft.atomic_torch_save({"timestep": timestep, "rng": self.fleet.rng_states, "task": self.fleet.task_id,
+                              STATE_CHECKSUM_KEY: self.fleet.state_checksum()},
                              os.path.join(final, f"fleetlab_{timestep}.pt"))
 
 

@@ -12,7 +12,7 @@ from skrl.envs.wrappers.jax.base import Wrapper
 from skrl.resources.preprocessors.jax import RunningStandardScaler
 from skrl.utils.runner.jax import Runner
 
-from fleetlab.distributed import parameter_checksum
+from fleetlab.distributed import parameter_checksum, sync
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.perf import count_xla_compiles
 from fleetlab.rl.skrl.agent import fleet_runner
@@ -114,6 +114,14 @@ def checksum(agent) -> str:
         if isinstance(pre, RunningStandardScaler):
             leaves += [pre.running_mean, pre.running_variance]
     return parameter_checksum([np.asarray(x) for x in leaves])
+
+
+def state_checksum(agent) -> str:
+    """What skrl's checkpoint holds and load_agent restores: each checkpoint module's state_dict.params (models,
+    optimizers, preprocessors), as upstream's write_checkpoint serializes them."""
+    values = {name: [np.asarray(x) for x in jax.tree.leaves(m.state_dict.params)]
+              for name, m in agent.checkpoint_modules.items() if hasattr(m, "state_dict")}
+    return sync.state_checksum(values)
 
 
 def policy_fn(agent):

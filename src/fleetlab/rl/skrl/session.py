@@ -18,8 +18,12 @@ class SkrlSession:
         cfg = run.agent_cfg
         # A launcher restart continues from the saved timestep: the trainer runs the rest, the agent sees the
         # shifted timesteps (agent.TrainingState.offset).
-        self.offset = min(resume.state["timestep"], cfg["trainer"]["timesteps"]) if resume and resume.state else 0
+        # An explicit --resume / --checkpoint trains `timesteps` MORE (Isaac Lab's rule, as for the other libraries).
         total = cfg["trainer"]["timesteps"]
+        saved = resume.state["timestep"] if resume and resume.state else 0
+        if resume and not resume.auto:
+            total += saved
+        self.offset = min(saved, total)
         cfg["trainer"]["timesteps"] = total - self.offset
         self.runner, self.wrapped = backend.build_runner(env, cfg)
         self.agent = self.runner.agent
@@ -29,7 +33,7 @@ class SkrlSession:
             self.agent.fleet = TrainingState(
                 ctx=ctx, env=env, task_id=run.task.id, offset=self.offset, total=total,
                 rollouts=cfg["agent"]["rollouts"], interval=cfg["agent"]["experiment"]["checkpoint_interval"],
-                rng_extra=backend.rng_extra, env_log=getattr(self.wrapped, "drain_log", None),
+                rng_extra=backend.rng_extra, state_checksum=self.state_checksum, env_log=getattr(self.wrapped, "drain_log", None),
             )
             # every rank tracks episodes at rank 0's write interval (upstream zeroes it on the others)
             self.agent.write_interval = ctx.broadcast_object(self.agent.write_interval)
@@ -80,6 +84,9 @@ class SkrlSession:
 
     def checksum(self) -> str:
         return self.backend.checksum(self.agent)
+
+    def state_checksum(self) -> str:
+        return self.backend.state_checksum(self.agent)
 
     def results(self) -> tuple[dict, dict]:
         last = {"env_steps_total": self.steps, "fps_with_jit": self.steps / self.learn_s}

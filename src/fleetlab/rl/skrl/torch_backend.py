@@ -12,7 +12,7 @@ from skrl.envs.wrappers.torch.base import Wrapper
 from skrl.resources.preprocessors.torch import RunningStandardScaler
 from skrl.utils.runner.torch import Runner
 
-from fleetlab.distributed import parameter_checksum
+from fleetlab.distributed import parameter_checksum, sync
 from fleetlab.distributed.sync import global_batch_moments
 from fleetlab.envs.vec_env import LazyLog
 from fleetlab.rl.skrl.agent import fleet_runner
@@ -62,6 +62,13 @@ def build_runner(env, cfg: dict):
 def checksum(agent) -> str:
     modules = [m for m in agent.checkpoint_modules.values() if hasattr(m, "state_dict")]
     return parameter_checksum([t for m in modules for t in m.state_dict().values()])
+
+
+def state_checksum(agent) -> str:
+    """What skrl's checkpoint holds and load_agent restores: every checkpoint module's state_dict (models,
+    optimizer, preprocessors)."""
+    return sync.state_checksum({name: m.state_dict() for name, m in agent.checkpoint_modules.items()
+                                if hasattr(m, "state_dict")})
 
 
 def policy_fn(agent):

@@ -1,0 +1,99 @@
+"""Range and kind rules for config values, declared once beside the fields they guard (a task config's
+`dataclasses.field(metadata={"check": ...})`, TASK_CFG_CHECKS for the fields every task config has, and each library's
+`checks` table for its agent config), and applied to the whole config after the command line's overrides: a bad
+value is a one-line FleetlabError before anything is built, not a ZeroDivisionError in the middle of training.
+
+A rule is a function of the value that returns what is wrong with it, or None."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from typing import Callable
+
+from fleetlab.errors import FleetlabError
+
+Rule = Callable[[object], "str | None"]
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def positive(value) -> str | None:
+    return None if _number(value) and math.isfinite(value) and value > 0 else "must be a number > 0"
+
+
+def non_negative(value) -> str | None:
+    return None if _number(value) and math.isfinite(value) and value >= 0 else "must be a number >= 0"
+
+
+def positive_int(value) -> str | None:
+    return None if isinstance(value, int) and not isinstance(value, bool) and value > 0 else "must be an integer >= 1"
+
+
+def unit_interval(value) -> str | None:
+    return None if _number(value) and 0 <= value <= 1 else "must be a number in [0, 1]"
+
+
+def existing_file(value) -> str | None:
+    return None if isinstance(value, str) and os.path.isfile(value) else "must be the path of an existing file"
+
+
+def derived(_value) -> str | None:
+    """A value that follows from the task itself (its terms, its MJCF): never set by hand."""
+    return "follows from the task's terms and model, and cannot be overridden"
+
+
+def one_of(*allowed) -> Rule:
+    def rule(value) -> str | None:
+        return None if value in allowed else f"must be one of {', '.join(map(repr, allowed))}"
+
+    return rule
+
+
+def optional(rule: Rule) -> Rule:
+    """`rule`, or None (a setting whose default is None, typed by the rule of its other values)."""
+    return lambda value: None if value is None else rule(value)
+
+
+def positive_or_minus_one(value) -> str | None:
+    return None if value == -1 else positive_int(value)
+
+
+# The fields every task config has (envs.core.TaskCfg), beside which a task's own fields carry their rules in
+# their dataclass metadata.
+TASK_CFG_CHECKS: dict[str, Rule] = {
+    "xml_path": existing_file,
+    "sim_dt": positive,
+    "decimation": positive_int,
+    "episode_length_s": positive,
+    "num_actions": derived,
+    "num_observations": derived,
+}
+
+
+def check_task_cfg(cfg, overridden: list[str]) -> None:
+    """The task config after `env.` overrides. `derived` fields may keep their default only."""
+    for field in dataclasses.fields(cfg):
+        rule = field.metadata.get("check") or TASK_CFG_CHECKS.get(field.name)
+        if rule is None or (rule is derived and field.name not in overridden):
+            continue
+        problem = rule(getattr(cfg, field.name))
+        if problem:
+            raise FleetlabError(f"env.{field.name}={getattr(cfg, field.name)!r}: {problem}")
+
+
+def check_agent_cfg(cfg: dict, checks: dict[str, Rule], library: str) -> None:
+    """A library's agent config after `agent.` overrides and flags: `checks` maps dotted key paths to rules."""
+    for path, rule in checks.items():
+        node = cfg
+        for key in path.split("."):
+            if not isinstance(node, dict) or key not in node:
+                break
+            node = node[key]
+        else:
+            problem = rule(node)
+            if problem:
+                raise FleetlabError(f"{library} agent config: agent.{path}={node!r} {problem}")

@@ -21,12 +21,26 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _float(value) -> float | None:
+    """A number, or a string YAML 1.1 left unread ("3e-4" in the libraries' YAML files, which they cast)."""
+    if _number(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
 def positive(value) -> str | None:
-    return None if _number(value) and math.isfinite(value) and value > 0 else "must be a number > 0"
+    number = _float(value)
+    return None if number is not None and math.isfinite(number) and number > 0 else "must be a number > 0"
 
 
 def non_negative(value) -> str | None:
-    return None if _number(value) and math.isfinite(value) and value >= 0 else "must be a number >= 0"
+    number = _float(value)
+    return None if number is not None and math.isfinite(number) and number >= 0 else "must be a number >= 0"
 
 
 def positive_int(value) -> str | None:
@@ -34,7 +48,8 @@ def positive_int(value) -> str | None:
 
 
 def unit_interval(value) -> str | None:
-    return None if _number(value) and 0 <= value <= 1 else "must be a number in [0, 1]"
+    number = _float(value)
+    return None if number is not None and 0 <= number <= 1 else "must be a number in [0, 1]"
 
 
 def existing_file(value) -> str | None:

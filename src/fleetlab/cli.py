@@ -149,13 +149,29 @@ def _bench(argv: list[str]) -> int:
     train.add_argument("--num_envs", type=positive_int, nargs="+", default=[4096])
     train.add_argument("--nproc", type=positive_int, nargs="+", default=[1], help="process counts (one GPU each)")
     train.add_argument("--iterations", type=positive_int, default=30)
-    train.add_argument("--device", default="cuda")
+    train.add_argument("--device", default=None, help="cuda | cpu (default: cuda where a GPU is visible, else cpu)")
     train.add_argument("--no_baseline", action="store_true",
                        help="skip the pure-torch cartpole baseline (run only for the Cartpole task)")
     train.add_argument("--physics_impl", nargs="+", default=["auto"], choices=["auto", "jax", "warp"],
                        help="physics implementations to measure, each in its own runs")
     train.add_argument("--out", default="benchmarks/results/latest")
     args = parser.parse_args(argv)
+    from fleetlab.rl.run_dir import check_writable
+
+    # where the results go is checked first: a measurement of minutes must not end in an OS traceback
+    if args.what == "train":
+        check_writable(args.out, f"cannot write the results to --out '{args.out}'")
+        if args.device is None:
+            from fleetlab.distributed.context import _cuda_device_count
+
+            args.device = "cuda" if _cuda_device_count("jax") else "cpu"
+        elif args.device.startswith("cuda"):
+            from fleetlab.distributed.context import _cuda_device_count
+
+            if not _cuda_device_count("jax"):
+                raise FleetlabError(f"--device {args.device}: no GPU is visible here (use --device cpu)")
+    elif args.json:
+        check_writable(os.path.dirname(os.path.abspath(args.json)), f"cannot write --json '{args.json}'")
     if args.what == "train":
         from fleetlab.bench.train import bench_train
 

@@ -74,6 +74,9 @@ def import_tasks(modules: list[str]) -> None:
     if modules and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     for name in modules:
+        if not name or name.startswith(".") or not all(part.isidentifier() for part in name.split(".")):
+            raise FleetlabError(f"--import '{name}': give an absolute module name, like my_pkg.tasks (a relative "
+                                "or empty name has no package to import from)")
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as err:

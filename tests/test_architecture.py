@@ -67,14 +67,15 @@ def test_every_library_offers_the_declared_interface():
     for name in LIBRARIES:
         lib = library(name)
         assert lib.name == name
-        for attr in ("checkpoint_subdir", "variants", "loggers", "logs_to_wandb"):
+        for attr in ("checkpoint_subdir", "variants", "loggers", "logs_to_wandb", "checks", "requires"):
             assert hasattr(lib, attr), f"{name} lacks {attr}"
         for method, spec in declared.items():
             ours = getattr(type(lib), method, None)
             assert ours is not None, f"{name} lacks {method}()"
             assert list(inspect.signature(ours).parameters) == list(inspect.signature(spec).parameters), (name, method)
     assert set(_declared(Session)) == {
-        "restore", "learn", "policy", "checksum", "results", "export", "training_policy", "mirror_scalars"}
+        "restore", "learn", "policy", "checksum", "state_checksum", "results", "export", "training_policy",
+        "mirror_scalars"}
 
 
 @pytest.mark.parametrize("name", ["rsl_rl", "rl_games", "skrl", "brax"])

@@ -122,20 +122,32 @@ CASES = {
 TRAIN_IN_FOLDER_WITH_LOGS_FILE = "logs is a file"
 
 
+@pytest.fixture(scope="module")
+def case_results(files):
+    """Every case of CASES run once, one after another in one fresh process (tests/mp/run_cases.py)."""
+    root, paths = files
+    logs_is_a_file = root / "logs_is_a_file"
+    logs_is_a_file.mkdir()
+    (logs_is_a_file / "logs").write_text("not a folder")
+    cases = [[case, str(logs_is_a_file if case == TRAIN_IN_FOLDER_WITH_LOGS_FILE else root),
+              [a.format(**paths) for a in args]] for case, (args, _) in CASES.items()]
+    (root / "cases.json").write_text(json.dumps(cases))
+    result = run_cmd([PYTHON, os.path.join(REPO, "tests", "mp", "run_cases.py"), str(root / "cases.json"),
+                      str(root / "results.json")], root, timeout=900)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    return json.loads((root / "results.json").read_text())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
-def test_bad_input_is_one_line_and_exit_2(files, case):
-    root, paths = files
-    args, message = CASES[case]
-    if case == TRAIN_IN_FOLDER_WITH_LOGS_FILE:
-        root = root / "logs_is_a_file"
-        root.mkdir()
-        (root / "logs").write_text("not a folder")
-    result = run_cmd([PYTHON, *[a.format(**paths) for a in args]], root, timeout=300)
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert result.returncode == 2, result.stdout[-2000:] + result.stderr[-3000:]
-    assert "Traceback" not in result.stderr, result.stderr[-3000:]
-    assert len(lines) == 1 and lines[0].startswith("fleetlab: error: "), result.stderr[-3000:]
+def test_bad_input_is_one_line_and_exit_2(files, case_results, case):
+    root, _ = files
+    _, message = CASES[case]
+    result = case_results[case]
+    lines = [line for line in result["stderr"].splitlines() if line.strip()]
+    assert result["code"] == 2, result["stdout"][-2000:] + result["stderr"][-3000:]
+    assert "Traceback" not in result["stderr"], result["stderr"][-3000:]
+    assert len(lines) == 1 and lines[0].startswith("fleetlab: error: "), result["stderr"][-3000:]
     assert message in lines[0], lines[0]
     assert not os.path.exists(os.path.join(root, PWNED)), "a checkpoint ran code"
 

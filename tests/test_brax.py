@@ -21,8 +21,8 @@ SMALL = ["--device", "cpu"]
 
 @pytest.mark.parametrize("distribution", ["normal", "tanh_normal"])
 def test_exported_policy_gives_brax_actions(tmp_path, distribution):
-    """policy.pt (TorchScript) rebuilds Brax's deterministic policy, normalizer included; policy.onnx is a valid
-    model of the same module (onnxruntime is not a dependency, so its actions are not compared here)."""
+    """policy.pt (TorchScript) and policy.onnx rebuild Brax's deterministic policy, normalizer included (the ONNX
+    model run by onnx's own reference evaluator: onnxruntime is not a dependency)."""
     import jax
     import jax.numpy as jnp
     import torch
@@ -48,8 +48,11 @@ def test_exported_policy_gives_brax_actions(tmp_path, distribution):
     assert np.abs(want).max() > 1e-3  # the network is not trivially zero
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     import onnx
+    from onnx.reference import ReferenceEvaluator
 
     onnx.checker.check_model(onnx.load(paths[1]))
+    (from_onnx,) = ReferenceEvaluator(paths[1]).run(None, {"obs": obs})
+    np.testing.assert_allclose(from_onnx, want, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("fmt", ["pickle", "pt"])

@@ -48,12 +48,13 @@ def test_skrl_checkpoints_appear_only_once_complete(tmp_path):
 
     agent = Agent()
     agent.fleet = TrainingState(ctx=RunContext(), env=None, task_id="Fleet-Cartpole-v0", offset=0, total=32,
-                                rollouts=16, interval=16, rng_extra=dict)
+                                rollouts=16, interval=16, rng_extra=dict, state_checksum=lambda: "0123abcd")
     final.mkdir()
     agent.write_checkpoint(timestep=16, timesteps=32)
     assert seen_while_writing == [[".writing"]], "nothing under the final name while upstream writes"
     assert (final / "agent_16.pt").read_bytes() == b"first half, second half"
-    assert torch.load(final / "fleetlab_16.pt", weights_only=True)["task"] == "Fleet-Cartpole-v0"
+    side = torch.load(final / "fleetlab_16.pt", weights_only=True)
+    assert side["task"] == "Fleet-Cartpole-v0" and side["fleetlab_state_checksum"] == "0123abcd"
     assert agent.experiment_dir == str(tmp_path) and os.listdir(final / ".writing" / "checkpoints") == []
 
 

@@ -232,6 +232,15 @@ def test_sigterm_stops_gracefully_with_a_checkpoint(in_tmp, library):
     else:  # skrl: fleetlab's side file, written with the agent file, holds the timestep
         side = torch.load(os.path.join(os.path.dirname(path), f"fleetlab_{stopped_at}.pt"), weights_only=False)
         assert side["timestep"] == stopped_at, (side["timestep"], path)
+    # and a resume from it (one process) starts there, with the state it saved
+    resumed = run_cmd([PYTHON, "-m", "fleetlab", "train", *train_args[:-2], "--max_iterations", "1", "--resume",
+                       *SMALL], in_tmp, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
+    base = os.path.dirname(os.path.dirname(path)) if library.startswith("skrl") else os.path.dirname(path)
+    newest = sorted(os.listdir(os.path.dirname(base)))[-1]
+    summary = json.load(open(os.path.join(os.path.dirname(base), newest, "summary.json")))
+    assert summary["resumed"]["path"] == path, (summary["resumed"], path)
+    assert summary["resumed"]["restored_state_checksum"] == summary["resumed"]["saved_state_checksum"] is not None
 
 
 def test_port_in_use_is_a_one_line_error(in_tmp):

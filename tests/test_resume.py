@@ -99,3 +99,18 @@ def test_two_runs_started_in_the_same_second_get_two_complete_folders(tmp_path):
         assert summary["final"] and numbers(run, r"model_(\d+)\.pt") == [0, 1]
         pids.add(summary["ranks"][0]["pid"])
     assert len(pids) == 2  # each folder holds one run's summary, not the same run's twice
+
+
+@pytest.mark.slow
+def test_playing_an_older_checkpoint_keeps_the_latest_ones_play_json(tmp_path):
+    train(tmp_path, ["--library", "rsl_rl", "agent.save_interval=1"], "--max_iterations", "2")
+    (run,) = runs_of(tmp_path, "rsl_rl")
+    play = [PYTHON, "-m", "fleetlab", "play", "--library", "rsl_rl", "--num_envs", "4", "--steps", "20", "--device",
+            "cpu", "--no-export"]
+    assert run_cmd(play, tmp_path, timeout=300).returncode == 0
+    latest = json.load(open(os.path.join(run, "play.json")))
+    assert latest["checkpoint"] == os.path.join(run, "model_1.pt")
+    assert run_cmd([*play, "--checkpoint", "model_0.pt"], tmp_path, timeout=300).returncode == 0
+    older = json.load(open(os.path.join(run, "play_model_0.json")))
+    assert older["checkpoint"] == os.path.join(run, "model_0.pt")
+    assert json.load(open(os.path.join(run, "play.json"))) == latest  # not overwritten

@@ -216,3 +216,41 @@ def test_runner_turns_off_the_per_step_nan_check_unless_asked():
     assert FleetOnPolicyRunner(env, cfg(), log_dir=None, ctx=RunContext()).cfg["check_for_nan"] is False
     explicit = {**cfg(), "check_for_nan": True}
     assert FleetOnPolicyRunner(env, explicit, log_dir=None, ctx=RunContext()).cfg["check_for_nan"] is True
+
+
+EXPORT_CHECK = """
+import sys, numpy as np, torch
+from onnx.reference import ReferenceEvaluator
+from fleetlab.rl import args as rl_args, workflow
+from fleetlab.rl.run import resolve_run
+
+args = rl_args.parse("rsl_rl", play=True, argv=["--num_envs", "8", "--device", "cpu",
+                                                 "agent.actor.obs_normalization=true"])
+run = resolve_run("rsl_rl", args, play=True)
+ctx, env = workflow.start(run)
+run.library.finalize(run, ctx, env, None)
+with run.library.session(run, ctx, env, None, None) as session:
+    actor = session.runner.alg.actor
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():  # normalizer statistics far from (0, 1): an export without them gives other actions
+        for name, buf in actor.named_buffers():
+            if "normalizer" in name and buf.is_floating_point():
+                buf.copy_(torch.rand(buf.shape, generator=gen) * 3 + 0.2)
+    policy = session.policy()
+    paths = session.export(sys.argv[1])
+    obs = torch.randn(64, 4, generator=gen) * 2
+    want = policy(obs).detach().numpy()
+    (got,) = ReferenceEvaluator(paths[1]).run(None, {"obs": obs.numpy()})
+    scripted = torch.jit.load(paths[0])(obs).detach().numpy()
+    assert np.abs(want).max() > 1e-3
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(scripted, want, rtol=1e-4, atol=1e-5)
+print("exported policies match")
+"""
+
+
+def test_exported_onnx_and_torchscript_give_the_policy_actions(tmp_path):
+    """rsl_rl's exporter (policy.pt, policy.onnx) against the policy the session acts with, observation normalizer
+    included; the ONNX model runs in onnx's own reference evaluator (onnxruntime is not a dependency)."""
+    result = run_cmd([PYTHON, "-c", EXPORT_CHECK, str(tmp_path / "exported")], tmp_path, timeout=300)
+    assert result.returncode == 0 and "exported policies match" in result.stdout, result.stdout + result.stderr[-3000:]

@@ -59,7 +59,9 @@ def test_torch_compile_off_on_cpu_and_minibatch_fits_few_envs(tmp_path):
 
 @pytest.mark.slow
 def test_torchrun_two_processes_standard_schedule_and_normalizers(tmp_path):
-    """gloo on CPU, schedule_type=standard with the adaptive LR, obs+value normalizers on: identical weights."""
+    """gloo on CPU, schedule_type=standard with the adaptive LR, obs+value normalizers on: identical weights.
+    Upstream all-reduces the KL before its scheduler (both schedule types), so every rank computes the same LR and
+    no fix is needed there (fleetlab's former `update_lr` override changed no result and was removed)."""
     proc = torchrun(2, [TRAIN, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=128",
                         "--max_iterations=6", "agent.params.config.schedule_type=standard",
                         "agent.params.config.normalize_input=True", "agent.params.config.normalize_value=True"],

@@ -1,5 +1,5 @@
 """rl_games' A2C agent and player with their distributed gaps fixed: the process group and device from our RunContext,
-normalizers fed with every rank's batch, the broadcast LR kept, atomic checkpoints with every rank's RNG state, a
+normalizers fed with every rank's batch, atomic checkpoints with every rank's RNG state, a
 graceful stop agreed by all ranks, and checkpoints read without running code from them."""
 
 from __future__ import annotations
@@ -65,14 +65,6 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
             model.value_mean_std = _synced_copy(model.value_mean_std)
             self.value_mean_std = model.value_mean_std
         self._fleet_device = device
-
-    def update_lr(self, lr):
-        # Upstream broadcasts rank 0's LR into the optimizer but leaves each rank's self.last_lr alone, and
-        # train_actor_critic resets the optimizer to self.last_lr on every minibatch. With schedule_type
-        # 'standard' (LR updated once per mini-epoch) the other ranks then train with their own stale LR and the
-        # weights diverge. Keep last_lr equal to the LR actually broadcast.
-        super().update_lr(lr)
-        self.last_lr = self.optimizer.param_groups[0]["lr"]
 
     def train(self):
         with group_made_by_run_context(self._fleet_device):

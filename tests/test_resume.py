@@ -68,8 +68,11 @@ def test_resume_restores_the_saved_state_and_continues_at_the_saved_iteration(tm
 def test_a_bare_checkpoint_name_in_train_names_a_file_of_the_latest_run(tmp_path):
     flags = ["--library", "rsl_rl", "agent.save_interval=2"]
     train(tmp_path, flags, "--max_iterations", "4")
+    # a later folder with no checkpoint (a launch that failed before its first one keeps its rank logs) is passed over
+    failed = os.path.join(tmp_path, "logs", "rsl_rl", "cartpole", "2099-01-01_00-00-00", "logs")
+    os.makedirs(failed)
     train(tmp_path, flags, "--max_iterations", "1", "--checkpoint", "model_2.pt")
-    first, second = runs_of(tmp_path, "rsl_rl")
+    first, second, _ = runs_of(tmp_path, "rsl_rl")
     resumed = json.load(open(os.path.join(second, "summary.json")))["resumed"]
     assert resumed["path"] == os.path.join(first, "model_2.pt")
     assert resumed["restored_state_checksum"] == resumed["saved_state_checksum"] is not None

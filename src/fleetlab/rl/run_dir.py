@@ -109,7 +109,9 @@ def remove_unused_run_dir(run_dir: str) -> None:
 
 def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt", subdir: str = "") -> str:
     """The checkpoint to resume or play, chosen as Isaac Lab's get_checkpoint_path does: the last run (sorted by
-    name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order."""
+    name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order. Runs that
+    hold no matching file at all (a launch that failed before its first checkpoint, which keeps its rank logs) are
+    passed over, so they never hide the latest run that has one."""
     if not os.path.isdir(experiment_dir):
         raise FleetlabError(f"no runs to load: '{experiment_dir}' does not exist (train first, or pass --checkpoint PATH)")
     own = os.path.abspath(launched_run_dir() or "")  # under `fleetlab launch`, the new run's own (empty) folder
@@ -117,14 +119,16 @@ def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str =
                   and re.match(load_run, d) and os.path.abspath(os.path.join(experiment_dir, d)) != own)
     if not runs:
         raise FleetlabError(f"no run in '{experiment_dir}' matches --load_run '{load_run}'")
-    run_dir = os.path.join(experiment_dir, runs[-1], subdir)
-    if not os.path.isdir(run_dir):
-        raise FleetlabError(f"no checkpoint folder '{run_dir}' (did that run save any?)")
     natural = lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]  # noqa: E731
-    ckpts = sorted((f for f in os.listdir(run_dir) if re.match(checkpoint, f)), key=natural)
-    if not ckpts:
-        raise FleetlabError(f"no checkpoint in '{run_dir}' matches --checkpoint '{checkpoint}'")
-    return os.path.abspath(os.path.join(run_dir, ckpts[-1]))
+    for run in reversed(runs):
+        run_dir = os.path.join(experiment_dir, run, subdir)
+        ckpts = sorted((f for f in os.listdir(run_dir) if re.match(checkpoint, f)), key=natural) \
+            if os.path.isdir(run_dir) else []
+        if ckpts:
+            return os.path.abspath(os.path.join(run_dir, ckpts[-1]))
+    latest = os.path.join(experiment_dir, runs[-1], subdir)
+    raise FleetlabError(f"no checkpoint matches --checkpoint '{checkpoint}' in '{latest}' nor in any earlier run "
+                        f"of '{experiment_dir}' (did those runs save any?)")
 
 
 def resolve_checkpoint(library: str, experiment_name: str, load_run: str | None, checkpoint: str | None,

@@ -62,11 +62,17 @@ def explicit_resume(run: Run, ctx: RunContext) -> Resume | None:
     args = run.args
     if not (args.checkpoint or args.resume):
         return None
-    path = None
+    found: str | FleetlabError | None = None
     if ctx.is_writer:
-        path = run.library.find_checkpoint(run)
-        run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
-    path = ft.share_checkpoint(ctx, path)
+        try:
+            found = run.library.find_checkpoint(run)
+            run_dirs.check_checkpoint_task(found, run.task.id, run.task.plays)
+        except FleetlabError as err:
+            found = FleetlabError(str(err))
+    found = ctx.broadcast_object(found)  # the error too: every rank reports it, none waits for rank 0
+    if isinstance(found, FleetlabError):
+        raise found
+    path = ft.share_checkpoint(ctx, found if ctx.is_writer else None)
     return run.library.read_resume(path, auto=False)
 
 

@@ -78,11 +78,16 @@ def test_a_bare_checkpoint_name_in_train_names_a_file_of_the_latest_run(tmp_path
     assert resumed["restored_state_checksum"] == resumed["saved_state_checksum"] is not None
 
 
-def test_a_failed_resume_leaves_no_folder(tmp_path):
-    result = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", "rsl_rl", *SMALL, "--resume"], tmp_path, timeout=300)
-    assert result.returncode == 2 and "no runs to load" in result.stderr, result.stderr[-2000:]
-    assert not os.path.exists(os.path.join(tmp_path, "logs", "rsl_rl", "cartpole")) or \
-        not os.listdir(os.path.join(tmp_path, "logs", "rsl_rl", "cartpole"))
+@pytest.mark.parametrize("library,flags,message", [
+    ("rsl_rl", ["--resume"], "no runs to load"),  # fails before the folder would exist
+    # fails once the folder exists (the library's own check of the batch): the folder goes again
+    ("rl_games", ["agent.params.config.minibatch_size=7"], "is not a multiple of minibatch_size 7"),
+])
+def test_a_failed_start_leaves_no_folder(tmp_path, library, flags, message):
+    result = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library, *SMALL, *flags], tmp_path, timeout=300)
+    assert result.returncode == 2 and message in result.stderr, result.stderr[-2000:]
+    experiment = os.path.join(tmp_path, "logs", library, "cartpole")
+    assert not os.path.exists(experiment) or not os.listdir(experiment), os.listdir(experiment)
 
 
 @pytest.mark.slow

@@ -48,10 +48,11 @@ def train(run: Run) -> dict:
     # otherwise "the latest run" would be the new, empty folder (Isaac Lab's scripts resolve it first too).
     explicit = explicit_resume(run, ctx)
     run_dir = run_dirs.make_run_dir(ctx, lib.name, *lib.run_dir_parts(run))
+    learning = []  # set once training begins: from then on the folder holds the run's logs, kept whatever happens
     try:
-        return _train_in(run, ctx, env, run_dir, explicit)
+        return _train_in(run, ctx, env, run_dir, explicit, learning)
     except FleetlabError:
-        if ctx.is_writer and not _has_checkpoint(run_dir):
+        if ctx.is_writer and not learning and not _has_checkpoint(run_dir):
             run_dirs.remove_unused_run_dir(run_dir)  # a failed start leaves no folder behind
         raise
 
@@ -80,7 +81,7 @@ def _has_checkpoint(run_dir: str) -> bool:
     return any(name.endswith((".pt", ".pth", ".pickle")) for _, _, files in os.walk(run_dir) for name in files)
 
 
-def _train_in(run: Run, ctx: RunContext, env, run_dir: str, explicit: Resume | None) -> dict:
+def _train_in(run: Run, ctx: RunContext, env, run_dir: str, explicit: Resume | None, learning: list) -> dict:
     lib, args = run.library, run.args
     lib.finalize(run, ctx, env, run_dir)
     if ctx.is_writer:
@@ -112,6 +113,7 @@ def _train_in(run: Run, ctx: RunContext, env, run_dir: str, explicit: Resume | N
         # it again until its program runs.
         garbage_collection.freeze_and_restart()
         start_s = time.time()
+        learning.append(True)
         session.learn()
         wall = time.time() - start_s
         policy = session.policy()

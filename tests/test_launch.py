@@ -236,7 +236,7 @@ def test_sigterm_stops_gracefully_with_a_checkpoint(in_tmp, library):
     resumed = run_cmd([PYTHON, "-m", "fleetlab", "train", *train_args[:-2], "--max_iterations", "1", "--resume",
                        *SMALL], in_tmp, timeout=300)
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
-    base = os.path.dirname(os.path.dirname(path)) if library.startswith("skrl") else os.path.dirname(path)
+    base = os.path.dirname(path) if library == "rsl_rl" else os.path.dirname(os.path.dirname(path))  # <run>[/nn]
     newest = sorted(os.listdir(os.path.dirname(base)))[-1]
     summary = json.load(open(os.path.join(os.path.dirname(base), newest, "summary.json")))
     assert summary["resumed"]["path"] == path, (summary["resumed"], path)

@@ -145,7 +145,7 @@ def host_and_port(flag: str, value: str) -> tuple[str, int]:
         raise FleetlabError(f"{flag} must be HOST:PORT, got '{value}'")
     try:
         return host, port_number(port)
-    except Exception:
+    except argparse.ArgumentTypeError:
         raise FleetlabError(f"{flag} must be HOST:PORT with a port in 1..65535, got '{value}'") from None
 
 

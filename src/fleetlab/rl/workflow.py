@@ -52,7 +52,7 @@ def train(run: Run) -> dict:
     try:
         return _train_in(run, ctx, env, run_dir, explicit, learning)
     except FleetlabError:
-        if ctx.is_writer and not learning and not _has_checkpoint(run_dir):
+        if ctx.is_writer and not learning:  # nothing writes a checkpoint before training begins
             run_dirs.remove_unused_run_dir(run_dir)  # a failed start leaves no folder behind
         raise
 
@@ -75,10 +75,6 @@ def explicit_resume(run: Run, ctx: RunContext) -> Resume | None:
         raise found
     path = ft.share_checkpoint(ctx, found if ctx.is_writer else None)
     return run.library.read_resume(path, auto=False)
-
-
-def _has_checkpoint(run_dir: str) -> bool:
-    return any(name.endswith((".pt", ".pth", ".pickle")) for _, _, files in os.walk(run_dir) for name in files)
 
 
 def _train_in(run: Run, ctx: RunContext, env, run_dir: str, explicit: Resume | None, learning: list) -> dict:

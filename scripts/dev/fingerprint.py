@@ -18,7 +18,10 @@ RUNS = {  # name -> (library flags, task)
     "rl_games": (["--library", "rl_games"], "Isaac-Cartpole-v0"),
     "skrl-torch": (["--library", "skrl"], "Isaac-Cartpole-v0"),
     "skrl-jax": (["--library", "skrl", "--ml_framework", "jax"], "Isaac-Cartpole-v0"),
+    "rsl_rl-direct": (["--library", "rsl_rl"], "Isaac-Cartpole-Direct-v0"),
     "rsl_rl-ant": (["--library", "rsl_rl"], "Isaac-Ant-v0"),
+    "rsl_rl-humanoid": (["--library", "rsl_rl"], "Isaac-Humanoid-v0"),
+    "brax": (["--library", "brax"], "Isaac-Cartpole-v0"),
 }
 
 

@@ -9,7 +9,7 @@ import torch
 
 from fleetlab.envs import make, to_jax, to_torch
 from fleetlab.errors import FleetlabError
-from fleetlab.tasks.cartpole.cfg import CartpoleCfg
+from fleetlab.tasks.cartpole.cfg import cartpole
 
 # the env behaviour below must not depend on the physics implementation (CI runs both on CPU)
 IMPLS = pytest.mark.parametrize("impl", ["jax", "warp"])
@@ -77,9 +77,9 @@ def test_reset_ranges():
     n = 4096
     env = make("Isaac-Cartpole-v0", num_envs=n, seed=7)
     q, v = np.asarray(env.state.qpos), np.asarray(env.state.qvel)
-    cfg = CartpoleCfg()
-    for x, (lo, hi) in [(q[:, 0], cfg.cart_pos_range), (q[:, 1], cfg.pole_pos_range), (v[:, 0], cfg.cart_vel_range),
-                        (v[:, 1], cfg.pole_vel_range)]:
+    params = cartpole().events["reset_joints"].params
+    (cart_pos, pole_pos), (cart_vel, pole_vel) = params["position_range"], params["velocity_range"]
+    for x, (lo, hi) in [(q[:, 0], cart_pos), (q[:, 1], pole_pos), (v[:, 0], cart_vel), (v[:, 1], pole_vel)]:
         assert x.min() >= lo and x.max() <= hi
         assert x.min() < lo + 0.05 * (hi - lo) and x.max() > hi - 0.05 * (hi - lo), "the whole range is used"
     direct = make("Isaac-Cartpole-Direct-v0", num_envs=n, seed=7)

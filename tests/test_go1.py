@@ -1,24 +1,38 @@
-"""Unitree Go1 on flat ground (issue C): sizes and ids, each reward term by hand, the feet's contacts and air time
-in a scripted drop, the trunk-contact termination, the randomization ranges, the command resampling, play's
-metrics, and short training runs (one per library, and 2 processes under torchrun)."""
+"""Unitree Go1 on flat ground (issue C, a config of the term library since issue H): sizes and ids, the feet's
+contacts and air time in a scripted drop, the trunk-contact termination, the randomization ranges, the command
+resampling, play's metrics, and short training runs (one per library, and 2 processes under torchrun). Each
+term's formula is tested by hand in test_mdp.py."""
 
+import dataclasses
 import json
 import math
 import os
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 import torch
 from conftest import PYTHON, REPO, run_cmd, torchrun
 
-from fleetlab.envs import make, resolve
-from fleetlab.tasks.go1.cfg import Go1FlatCfg
-from fleetlab.tasks.go1.env import Go1Consts, extra_reset, model_of, reward_terms
+from fleetlab import mdp
+from fleetlab.envs import Env, VecEnv, make, resolve
+from fleetlab.tasks.go1.cfg import go1_flat, go1_flat_play
 
 TASK = "Isaac-Velocity-Flat-Unitree-Go1-v0"
 IMPLS = pytest.mark.parametrize("impl", ["jax", "warp"])
+
+
+def vec_env(cfg, num_envs: int, seed: int = 0, impl: str = "jax") -> VecEnv:
+    return VecEnv(Env(cfg, "Fleet-Go1-Flat-v0", impl=impl, num_envs=num_envs), num_envs=num_envs, seed=seed)
+
+
+def with_scene(cfg, **changes):
+    return cfg.replace(scene=dataclasses.replace(cfg.scene, **changes))
+
+
+def with_event_params(cfg, name: str, **params):
+    event = cfg.events[name]
+    return cfg.replace(events={**cfg.events, name: dataclasses.replace(event, params={**event.params, **params})})
 
 
 def test_sizes_ids_and_the_play_variant():
@@ -27,71 +41,43 @@ def test_sizes_ids_and_the_play_variant():
     assert env.step_dt == pytest.approx(0.02) and env.max_episode_length == 1000
     assert env.core.physics.mj_model.body_subtreemass[1] == pytest.approx(12.74, abs=0.05)
     assert "Episode_Termination/base_contact" in env.log_names and "Episode_Reward/feet_air_time" in env.log_names
+    assert set(env.state.persistent["model"]) == {"body_mass", "body_inertia", "geom_friction"}
     play = make("Isaac-Velocity-Flat-Unitree-Go1-Play-v0", num_envs=3, seed=0)
-    assert not play.cfg.noise and not play.cfg.randomize and play.core.task.model_of is None
+    assert play.state.persistent["model"] == {} and not play.cfg.observations["policy"].enable_corruption
     assert resolve("Isaac-Velocity-Flat-Unitree-Go1-Play-v0").plays == "Fleet-Go1-Flat-v0"
     # the play variant observes without noise: at rest the joint offsets are exactly zero
     assert torch.equal(play.reset()[0]["policy"][:, 12:24], torch.zeros(3, 12))
-    assert play.reset()[0]["policy"][:, 12:24].abs().max() == 0
     assert env.reset()[0]["policy"][:, 12:24].abs().max() > 0, "training observations are noisy"
 
 
-def test_each_reward_term_by_hand():
-    env = make(TASK, num_envs=1, seed=0)
-    cfg, consts = env.cfg, Go1Consts.from_cfg(env.cfg)
-    yaw = 0.3
-    q = consts.qpos0.copy()
-    q[3:7] = [math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)]
-    q[7:] += 0.1
-    v = np.zeros(18)
-    v[0:3] = [0.5 * math.cos(yaw), 0.5 * math.sin(yaw), 0.2]  # world: 0.5 m/s forward in the base frame, 0.2 up
-    v[3:6] = [0.1, -0.2, 0.4]  # base frame angular velocity
-    v[6:] = 0.5
-    torques = np.linspace(-2, 2, 12)
-    data = env.core.physics.data(jnp.asarray(q, jnp.float32), jnp.asarray(v, jnp.float32))
-    data = data.replace(actuator_force=jnp.asarray(torques, jnp.float32))
-    action, prev_action = np.full(12, 0.3), np.full(12, 0.1)
-    extra = {"command": jnp.asarray([0.8, 0.1, 0.5]), "prev_qvel": jnp.zeros(18), "action": jnp.asarray(action),
-             "prev_action": jnp.asarray(prev_action), "last_air_time": jnp.asarray([0.7, 0.2, 0.0, 0.0]),
-             "first_contact": jnp.asarray([1.0, 1.0, 0.0, 0.0])}
-    t = {k: float(x) for k, x in reward_terms(cfg, data, jnp.asarray(action), jnp.asarray(False), jnp.asarray(q), extra,
-                                                consts=consts, dt=0.02).items()}
-    assert t["track_lin_vel_xy_exp"] == pytest.approx(math.exp(-(0.3**2 + 0.1**2) / 0.25), rel=1e-4)
-    assert t["track_ang_vel_z_exp"] == pytest.approx(math.exp(-(0.1**2) / 0.25), rel=1e-4)
-    assert t["lin_vel_z_l2"] == pytest.approx(0.04, rel=1e-4)
-    assert t["ang_vel_xy_l2"] == pytest.approx(0.05, rel=1e-4)
-    assert t["dof_torques_l2"] == pytest.approx(float(np.sum(torques**2)), rel=1e-4)
-    assert t["dof_acc_l2"] == pytest.approx(12 * (0.5 / 0.02) ** 2, rel=1e-4)
-    assert t["action_rate_l2"] == pytest.approx(12 * 0.04, rel=1e-4)
-    assert t["feet_air_time"] == pytest.approx((0.7 - 0.5) + (0.2 - 0.5), rel=1e-4)
-    assert t["flat_orientation_l2"] == pytest.approx(0.0, abs=1e-10), "yaw alone keeps the base flat"
-    slow = dict(extra, command=jnp.asarray([0.05, 0.0, 0.5]))  # |cmd_xy| < 0.1: no air-time reward
-    assert float(reward_terms(cfg, data, jnp.asarray(action), jnp.asarray(False), jnp.asarray(q), slow, consts=consts,
-                              dt=0.02)["feet_air_time"]) == 0.0
-    tilted = q.copy()
-    tilted[3:7] = [math.cos(0.1), math.sin(0.1), 0, 0]  # rolled by 0.2 rad: gravity's y in the base frame sin(0.2)
-    data = env.core.physics.data(jnp.asarray(tilted, jnp.float32), jnp.asarray(v, jnp.float32))
-    flat = float(reward_terms(cfg, data, jnp.asarray(action), jnp.asarray(False), jnp.asarray(q), extra, consts=consts,
-                              dt=0.02)["flat_orientation_l2"])
-    assert flat == pytest.approx(math.sin(0.2) ** 2, rel=1e-4)
+def test_the_pd_action_holds_the_default_pose():
+    """JointPositionAction(stiffness=35, damping=0.5): MuJoCo's actuators become kp (target - q) - kd qdot with the
+    target default + 0.25 action, whatever biasprm the MJCF had."""
+    env = make("Isaac-Velocity-Flat-Unitree-Go1-Play-v0", num_envs=1, seed=0)
+    m = env.core.physics.mj_model
+    assert np.allclose(m.actuator_gainprm[:, 0], 35.0) and np.allclose(m.actuator_biasprm[:, :3], [0.0, -35.0, -0.5])
+    ctrl = np.asarray(env.core.actions.ctrl(jnp.ones(12)))
+    assert np.allclose(ctrl, env.core.scene.default_qpos[7:] + 0.25)
 
 
 @IMPLS
 def test_a_scripted_drop_lands_the_feet_and_resets_their_air_time(impl):
     """Dropped from 0.55 m with the legs held at the default pose: the feet are in the air, then all four touch
-    down; at the touchdown step first_contact is set and last_air_time holds the fall's duration."""
-    env = make("Isaac-Velocity-Flat-Unitree-Go1-Play-v0", num_envs=2, seed=0, impl=impl, base_height=0.55)
+    down; at the touchdown step the contact time is one step and last_air_time holds the fall's duration."""
+    env = vec_env(with_scene(go1_flat_play(), init_root_pos=(0.0, 0.0, 0.55)), 2, impl=impl)
     dt = env.step_dt
+    feet = slice(1, 5)  # the sensor's bodies: trunk, then the four calves
     contacts, landed_at = [], None
     for i in range(40):
         env.step(torch.zeros(2, 12))
-        extra = jax.tree_util.tree_map(np.asarray, env.state.extra)
-        contacts.append(extra["contact"][0].copy())
-        if landed_at is None and extra["first_contact"][0].any():
+        times = {k: np.asarray(v)[0, feet] for k, v in env.state.episode["sensors"]["contact_forces"].items()}
+        contact = times["contact_time"] > 0
+        contacts.append(contact)
+        touched = contact & np.isclose(times["contact_time"], dt)
+        if landed_at is None and touched.any():
             landed_at = i
-            touched = extra["first_contact"][0] > 0
-            assert np.allclose(extra["last_air_time"][0][touched], i * dt, atol=1e-5), extra["last_air_time"][0]
-            assert (extra["air_time"][0][touched] == 0).all()
+            assert np.allclose(times["last_air_time"][touched], i * dt, atol=1e-5), times["last_air_time"]
+            assert (times["air_time"][touched] == 0).all()
     contacts = np.stack(contacts)
     assert not contacts[0].any(), "the feet start in the air"
     assert landed_at is not None and 3 <= landed_at <= 15, landed_at
@@ -112,40 +98,65 @@ def test_the_trunk_touching_the_ground_terminates(impl):
 
 
 def test_randomization_ranges():
-    cfg = Go1FlatCfg(friction_range=(0.5, 1.25))  # Isaac Lab's flat Go1 fixes friction at 0.8; a range to see it
-    consts = Go1Consts.from_cfg(cfg)
-    env = make(TASK, num_envs=1, seed=0)
-    keys = jax.random.split(jax.random.PRNGKey(0), 2000)
-    extra = jax.vmap(lambda k: extra_reset(cfg, k, env.core.physics, consts))(keys)
-    mass, friction = np.asarray(extra["trunk_mass_add"]), np.asarray(extra["friction"])
-    assert -1.0 <= mass.min() < -0.9 and 2.9 < mass.max() <= 3.0
+    # Isaac Lab's flat Go1 fixes friction at 0.8; a range to see it drawn per env
+    cfg = with_event_params(go1_flat(), "physics_material", static_friction_range=(0.5, 1.25))
+    env = vec_env(cfg, 2000)
+    m = env.core.physics.mj_model
+    trunk, feet = m.body("trunk").id, [g for g in range(m.ngeom) if m.geom_bodyid[g] in
+                                        [m.body(f"{leg}_calf").id for leg in ("FR", "FL", "RR", "RL")]
+                                        and m.geom_contype[g]]
+    model = {k: np.asarray(v) for k, v in env.state.persistent["model"].items()}
+    added = model["body_mass"][:, trunk] - m.body_mass[trunk]
+    assert -1.0 <= added.min() < -0.9 and 2.9 < added.max() <= 3.0
+    ratio = model["body_inertia"][:, trunk] / m.body_inertia[trunk]
+    assert np.allclose(ratio, (model["body_mass"][:, trunk] / m.body_mass[trunk])[:, None], rtol=1e-5)
+    friction = model["geom_friction"][:, feet, 0]
     assert 0.5 <= friction.min() < 0.55 and 1.2 < friction.max() <= 1.25
-    model = model_of(env.core.physics.model, {"trunk_mass_add": jnp.asarray(2.0), "friction": jnp.asarray(1.1)},
-                     consts)
-    assert float(model.body_mass[consts.base]) == pytest.approx(5.204 + 2.0, rel=1e-5)
-    assert np.allclose(np.asarray(model.geom_friction)[consts.foot_geoms, 0], 1.1)
-    # per env inside the env: a heavier trunk sits lower on the same PD gains
-    env = make(TASK, num_envs=8, seed=0, reset_yaw_range=(0.0, 0.0))
+    others = np.delete(model["body_mass"], trunk, axis=1)
+    assert np.allclose(others, np.delete(m.body_mass, trunk)), "only the trunk's mass is drawn"
+    # drawn once per env at startup, kept across resets; a heavier trunk sits lower on the same PD gains
+    cfg = with_event_params(go1_flat(), "reset_base", pose_range={"x": (-0.5, 0.5), "y": (-0.5, 0.5)})
+    env = vec_env(cfg, 8)
+    before = np.asarray(env.state.persistent["model"]["body_mass"]).copy()
     for _ in range(50):
         env.step(torch.zeros(8, 12))
-    added, height = np.asarray(env.state.extra["trunk_mass_add"]), np.asarray(env.state.qpos[:, 2])
+    assert np.array_equal(before, np.asarray(env.state.persistent["model"]["body_mass"]))
+    added, height = before[:, trunk], np.asarray(env.state.qpos[:, 2])
     assert np.corrcoef(added, height)[0, 1] < -0.9, (added, height)
+
+
+def _command(env) -> np.ndarray:
+    return np.asarray(env.state.episode["commands"]["base_velocity"]["command"]).copy()
 
 
 def test_commands_are_sampled_per_env_and_resampled_on_time():
     env = make(TASK, num_envs=4000, seed=0)
-    command = np.asarray(env.state.extra["command"])
+    command = _command(env)
     assert (np.abs(command) <= 1.0).all() and command.std(0).min() > 0.5, "uniform in [-1, 1] per env"
     standing = (np.abs(command).sum(1) == 0).mean()
     assert 0.01 < standing < 0.03, f"about 2% stand still, got {standing}"
-    short = make(TASK, num_envs=8, seed=1, command_resample_s=0.06)  # every 3 policy steps
-    seen = [np.asarray(short.state.extra["command"]).copy()]
+    cfg = go1_flat()
+    term = dataclasses.replace(cfg.commands["base_velocity"], resampling_time_range=(0.06, 0.06))  # every 3 steps
+    short = vec_env(cfg.replace(commands={"base_velocity": term}), 8, seed=1)
+    seen = [_command(short)]
     for _ in range(6):
         short.step(torch.zeros(8, 12))
-        seen.append(np.asarray(short.state.extra["command"]).copy())
+        seen.append(_command(short))
     changed = [not np.allclose(a, b) for a, b in zip(seen, seen[1:])]
     assert changed == [False, False, True, False, False, True], changed
     assert np.allclose(np.asarray(short.state.obs[:, 9:12]), seen[-1], atol=0), "the obs carries the command"
+
+
+def test_heading_control_turns_towards_the_heading():
+    """With heading_command, the yaw-rate command is stiffness x (heading - yaw), clipped, every step."""
+    cfg = go1_flat_play()
+    term = dataclasses.replace(cfg.commands["base_velocity"], heading_command=True, rel_heading_envs=1.0,
+                               rel_standing_envs=0.0)
+    env = vec_env(cfg.replace(commands={"base_velocity": term}), 64)
+    state = env.state.episode["commands"]["base_velocity"]
+    yaw = 2 * np.arctan2(np.asarray(env.state.qpos[:, 6]), np.asarray(env.state.qpos[:, 3]))
+    error = np.arctan2(np.sin(np.asarray(state["heading"]) - yaw), np.cos(np.asarray(state["heading"]) - yaw))
+    assert np.allclose(np.asarray(state["command"])[:, 2], np.clip(0.5 * error, -1, 1), atol=1e-5)
 
 
 def test_play_reports_tracking_errors_and_falls():
@@ -155,7 +166,7 @@ def test_play_reports_tracking_errors_and_falls():
     out = evaluate(env, lambda obs: torch.zeros(obs.shape[0], 12), steps=30)
     metrics = out["metrics"]
     # standing still: the tracking error is the command itself
-    command = np.asarray(env.state.extra["command"])
+    command = _command(env)
     assert metrics["lin_vel_error"] == pytest.approx(np.linalg.norm(command[:, :2], axis=1).mean(), rel=0.2)
     assert metrics["yaw_rate_error"] > 0 and out["terminated_fraction"] == 0.0
     # flailing: the fall rate counts the falls among the episodes begun (one per env, and one after each fall),

@@ -1,9 +1,10 @@
 """Range and kind rules for config values, declared once beside the fields they guard (a task config's
-`dataclasses.field(metadata={"check": ...})`, TASK_CFG_CHECKS for the fields every task config has, and each library's
+`dataclasses.field(metadata={"check": ...})`, in envs/cfg.py for the fields every task config has, and each library's
 `checks` table for its agent config), and applied to the whole config after the command line's overrides: a bad
 value is a one-line FleetlabError before anything is built, not a ZeroDivisionError in the middle of training.
 
-A rule is a function of the value that returns what is wrong with it, or None."""
+A rule is a function of the value that returns what is wrong with it, or None. (Sizes, like a task's
+observation and action sizes, are not config values at all: they follow from its terms and model.)"""
 
 from __future__ import annotations
 
@@ -56,11 +57,6 @@ def existing_file(value) -> str | None:
     return None if isinstance(value, str) and os.path.isfile(value) else "must be the path of an existing file"
 
 
-def derived(_value) -> str | None:
-    """A value that follows from the task itself (its terms, its MJCF): never set by hand."""
-    return "follows from the task's terms and model, and cannot be overridden"
-
-
 def one_of(*allowed) -> Rule:
     def rule(value) -> str | None:
         return None if value in allowed else f"must be one of {', '.join(map(repr, allowed))}"
@@ -77,27 +73,17 @@ def positive_or_minus_one(value) -> str | None:
     return None if value == -1 else positive_int(value)
 
 
-# The fields every task config has (envs.core.TaskCfg), beside which a task's own fields carry their rules in
-# their dataclass metadata.
-TASK_CFG_CHECKS: dict[str, Rule] = {
-    "xml_path": existing_file,
-    "sim_dt": positive,
-    "decimation": positive_int,
-    "episode_length_s": positive,
-    "num_actions": derived,
-    "num_observations": derived,
-}
-
-
-def check_task_cfg(cfg, overridden: list[str]) -> None:
-    """The task config after `env.` overrides. `derived` fields may keep their default only."""
+def check_task_cfg(cfg, where: str = "env") -> None:
+    """The task config after `env.` overrides: each field's `metadata={"check": rule}`, in nested configs too
+    (env.scene.sim_dt)."""
     for field in dataclasses.fields(cfg):
-        rule = field.metadata.get("check") or TASK_CFG_CHECKS.get(field.name)
-        if rule is None or (rule is derived and field.name not in overridden):
-            continue
-        problem = rule(getattr(cfg, field.name))
+        value = getattr(cfg, field.name)
+        rule = field.metadata.get("check")
+        problem = rule(value) if rule is not None else None
         if problem:
-            raise FleetlabError(f"env.{field.name}={getattr(cfg, field.name)!r}: {problem}")
+            raise FleetlabError(f"{where}.{field.name}={value!r}: {problem}")
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            check_task_cfg(value, f"{where}.{field.name}")
 
 
 def check_agent_cfg(cfg: dict, checks: dict[str, Rule], library: str) -> None:

@@ -12,7 +12,8 @@ from fleetlab.rl.library import LIBRARIES
 
 
 def _list(argv: list[str]) -> int:
-    from fleetlab.envs.registry import agent_libraries, list_tasks, resolve
+    from fleetlab.envs import Env
+    from fleetlab.envs.registry import agent_libraries, list_tasks, resolve, task_cfg
     from fleetlab.rl.run import load_tasks
     from fleetlab.sim.mjx import IMPLS
 
@@ -23,12 +24,12 @@ def _list(argv: list[str]) -> int:
     impls = ", ".join(i for i in IMPLS if i != "auto")  # every task is MJCF stepped by MJX: both implementations
     for task_id in list_tasks():
         entry = resolve(task_id)
-        cfg = entry.make_task().cfg
+        env = Env(task_cfg(entry), entry.id)  # the sizes follow from the terms and the MJCF
         aliases = f" (alias: {', '.join(entry.aliases)})" if entry.aliases else ""
         libraries = agent_libraries(entry)
         others = [key for key in entry.agents if key not in libraries]
         print(f"{task_id}{aliases}\n    {entry.description}\n"
-              f"    observations {cfg.num_observations}, actions {cfg.num_actions}; physics: {impls}\n"
+              f"    observations {env.num_obs}, actions {env.num_actions}; physics: {impls}\n"
               f"    libraries: {', '.join(libraries) or 'none'}"
               + (f"; other agent configs (--agent): {', '.join(others)}" if others else "")
               + (f"\n    plays the checkpoints of {entry.plays}" if entry.plays else ""))

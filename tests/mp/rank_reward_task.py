@@ -3,22 +3,19 @@ env.episode_length_s changes it) and only the alive term, weighted 1 + rank. Ran
 0.5 s, rank 1's twice that: a logger that pools both ranks reports 1.5 x rank 0's return, one that logs rank 0's
 own episodes 1.0 x. Loaded with `--import rank_reward_task`."""
 
-import dataclasses
 import os
 
-import jax.numpy as jnp
-
+from fleetlab import mdp
 from fleetlab.envs import TaskEntry, register
-from fleetlab.tasks.cartpole import agents, env
-
-ZERO = {"alive": 0.0, "terminating": 0.0, "pole_pos": 0.0, "cart_vel": 0.0, "pole_vel": 0.0}
+from fleetlab.tasks.cartpole import agents, cfg
 
 
-def make_task(**overrides):
+def rank_reward():
     rank = int(os.environ.get("RANK", os.environ.get("JAX_RANK", "0")))
-    weights = {**ZERO, "alive": 1.0 + rank}
-    task = env.make_task(**{"episode_length_s": 0.5, "reward_weights": weights, **overrides})
-    return dataclasses.replace(task, terminated=lambda cfg, data: jnp.zeros((), bool))
+    return cfg.cartpole().replace(
+        episode_length_s=0.5,
+        rewards={"alive": mdp.RewTerm(func=mdp.is_alive, weight=1.0 + rank)},
+        terminations={"time_out": mdp.DoneTerm(func=mdp.time_out, time_out=True)})
 
 
-register(TaskEntry("Test-RankReward-v0", make_task, description="returns depend on the rank", agents=agents.ALL))
+register(TaskEntry("Test-RankReward-v0", rank_reward, description="returns depend on the rank", agents=agents.ALL))

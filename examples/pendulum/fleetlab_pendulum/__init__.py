@@ -4,8 +4,8 @@ Importing this package registers the task. fleetlab finds it with `--import flee
 `fleetlab.tasks` entry point declared in pyproject.toml once the package is installed."""
 
 from fleetlab.envs import TaskEntry, register
-from fleetlab_pendulum import agents, env
+from fleetlab_pendulum import agents, cfg
 
-register(TaskEntry("Pendulum-SwingUp-v0", env.make_task,
+register(TaskEntry("Pendulum-SwingUp-v0", cfg.pendulum_swing_up,
                    description="Pendulum swing-up: a 2 N m motor pumps a 1 kg bob from hanging to upright",
                    agents=agents.ALL))

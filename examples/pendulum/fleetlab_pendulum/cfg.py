@@ -1,29 +1,51 @@
-"""The swing-up task's config: physics rates, action scale, reward weights and the reset distribution."""
+"""The swing-up task's config: a manager-based task of fleetlab's term library (fleetlab.mdp) and of this
+package's own terms (mdp.py). The hinge's qpos is its angle from upright (rad); the bob starts hanging down."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
+
+from fleetlab import mdp
+from fleetlab.mdp import (
+    DoneTerm,
+    EventTerm,
+    JointEffortAction,
+    ManagerBasedRLEnvCfg,
+    MetricTerm,
+    ObsGroup,
+    ObsTerm,
+    RewTerm,
+    SceneCfg,
+)
+from fleetlab_pendulum import mdp as swing
 
 XML = os.path.join(os.path.dirname(__file__), "pendulum.xml")
 
 
-@dataclasses.dataclass(frozen=True)
-class PendulumSwingUpCfg:
-    # what fleetlab's env core reads (fleetlab.envs.core.TaskCfg)
-    xml_path: str = XML
-    sim_dt: float = 0.01
-    decimation: int = 2  # 50 Hz policy
-    episode_length_s: float = 5.0  # 250 policy steps
-    action_scale: float = 1.0  # ctrl in [-1, 1], the motor's gear makes it +-2 N m: too weak to lift the bob directly
-    num_actions: int = 1
-    num_observations: int = 3  # cos(angle), sin(angle), angular velocity / 8
-    reward_weights: dict = dataclasses.field(default_factory=lambda: {"upright": 1.0, "spin": -0.01, "effort": -0.01})
-    reward_scale_by_dt: bool = True  # Isaac Lab's convention: the return does not depend on the policy rate
-    # what this task's own terms read
-    start_angle_noise: float = 0.3  # rad around hanging down
-    start_velocity_noise: float = 0.5  # rad/s
-    upright_tolerance: float = 0.2  # rad: the play metric "|angle| < 0.2 rad"
-    max_speed: float = 20.0  # rad/s: faster ends the episode (a diverging policy)
-    hanging: float = math.pi
+def pendulum_swing_up() -> ManagerBasedRLEnvCfg:
+    return ManagerBasedRLEnvCfg(
+        scene=SceneCfg(xml_path=XML, sim_dt=0.01, decimation=2,  # 50 Hz policy
+                       default_joint_pos={"hinge": math.pi}),  # hanging down
+        episode_length_s=5.0,  # 250 policy steps
+        # ctrl in [-1, 1], the motor's gear makes it +-2 N m: too weak to lift the bob directly
+        actions={"torque": JointEffortAction(scale=1.0)},
+        observations={"policy": ObsGroup(terms={
+            "angle": ObsTerm(func=swing.angle_cos_sin),
+            "speed": ObsTerm(func=mdp.joint_vel_rel, scale=1 / 8),
+        })},
+        events={"reset_hinge": EventTerm(func=mdp.reset_joints_by_offset, mode="reset",
+                                         params={"position_range": (-0.3, 0.3), "velocity_range": (-0.5, 0.5)})},
+        rewards={  # Isaac Lab's convention: x the policy dt, so the return does not depend on the policy rate
+            "upright": RewTerm(func=swing.upright, weight=1.0),  # +1 upright, -1 hanging
+            "spin": RewTerm(func=mdp.joint_vel_l2, weight=-0.01),
+            "effort": RewTerm(func=mdp.action_l2, weight=-0.01),
+        },
+        terminations={
+            "time_out": DoneTerm(func=mdp.time_out, time_out=True),
+            "too_fast": DoneTerm(func=swing.spinning_faster_than, params={"max_speed": 20.0}),  # a diverging policy
+        },
+        metrics={"upright": MetricTerm(func=swing.within_upright, params={"tolerance": 0.2},
+                                       description="|angle| < 0.2 rad")},
+        success="upright",
+    )

@@ -1,14 +1,17 @@
-from fleetlab.envs.core import Env, State, Task
+from fleetlab.envs.cfg import ManagerBasedRLEnvCfg
+from fleetlab.envs.core import Env, State
+from fleetlab.envs.term_env import TermEnv
 from fleetlab.envs.registry import (
     TaskEntry,
     import_tasks,
     list_tasks,
     load_agent_yaml,
     make,
+    task_cfg,
     register,
     resolve,
 )
 from fleetlab.envs.vec_env import VecEnv, to_jax, to_torch
 
-__all__ = ["Env", "State", "Task", "TaskEntry", "VecEnv", "import_tasks", "list_tasks", "load_agent_yaml", "make",
+__all__ = ["Env", "ManagerBasedRLEnvCfg", "State", "TaskEntry", "TermEnv", "task_cfg", "VecEnv", "import_tasks", "list_tasks", "load_agent_yaml", "make",
            "register", "resolve", "to_jax", "to_torch"]

@@ -16,10 +16,10 @@ import sys
 from importlib import metadata
 from typing import Callable
 
-from fleetlab.envs.core import Env, Task
+from fleetlab.envs.cfg import ManagerBasedRLEnvCfg
+from fleetlab.envs.core import Env
 from fleetlab.envs.vec_env import VecEnv
 from fleetlab.errors import FleetlabError
-from fleetlab.sim import load_physics
 
 ENTRY_POINT_GROUP = "fleetlab.tasks"
 
@@ -27,7 +27,7 @@ ENTRY_POINT_GROUP = "fleetlab.tasks"
 @dataclasses.dataclass(frozen=True)
 class TaskEntry:
     id: str
-    make_task: Callable[..., Task]  # keyword overrides of the task's config -> Task
+    make_cfg: Callable[[], ManagerBasedRLEnvCfg]  # a fresh copy of the task's config
     aliases: tuple[str, ...] = ()
     description: str = ""
     # library -> a fresh agent config (its default), and `<library>_<variant>` -> another config (--agent)
@@ -43,7 +43,7 @@ def register(entry: TaskEntry) -> TaskEntry:
     """Add a task under its id and aliases (and as a gymnasium id). Registering the same entry again is a no-op."""
     for name in (entry.id, *entry.aliases):
         if name in _REGISTRY and _REGISTRY[name] != entry:
-            raise FleetlabError(f"task id '{name}' is already registered (by {_REGISTRY[name].make_task.__module__}): "
+            raise FleetlabError(f"task id '{name}' is already registered (by {_REGISTRY[name].make_cfg.__module__}): "
                                 "pick another id")
     for name in (entry.id, *entry.aliases):
         _REGISTRY[name] = entry
@@ -132,17 +132,21 @@ def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: 
     return make_from_entry(resolve(task_id), num_envs, device, seed, impl, **cfg_overrides)
 
 
+def task_cfg(entry: TaskEntry, **overrides) -> ManagerBasedRLEnvCfg:
+    """The task's config with its top-level fields replaced (what `env.a.b=value` overrides give)."""
+    cfg = entry.make_cfg()
+    if not isinstance(cfg, ManagerBasedRLEnvCfg):
+        raise FleetlabError(f"task '{entry.id}': {entry.make_cfg.__module__}.{entry.make_cfg.__name__}() returns a "
+                            f"{type(cfg).__name__}, not a ManagerBasedRLEnvCfg")
+    return dataclasses.replace(cfg, **overrides)
+
+
 def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto",
                     **cfg_overrides) -> VecEnv:
     if not isinstance(num_envs, int) or num_envs <= 0:
         raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
-    task = entry.make_task(**cfg_overrides)
-    cfg = task.cfg
-    physics = load_physics(cfg.xml_path, sim_dt=cfg.sim_dt, decimation=cfg.decimation, device=device, impl=impl,
-                           num_envs=num_envs, body_forces=task.observe_needs_body_forces,
-                           contacts_per_env=getattr(cfg, "warp_contacts_per_env", None),
-                           constraints_per_env=getattr(cfg, "warp_constraints_per_env", None))
-    return VecEnv(Env(task, physics), num_envs=num_envs, seed=seed, device=device)
+    env = Env(task_cfg(entry, **cfg_overrides), entry.id, device=device, impl=impl, num_envs=num_envs)
+    return VecEnv(env, num_envs=num_envs, seed=seed, device=device)
 
 
 def _register_gymnasium(entry: TaskEntry) -> None:

@@ -89,26 +89,27 @@ class VecEnv(gymnasium.Env):
         self.cfg = env.cfg
         self.num_envs = num_envs
         self.device = device
-        self.num_actions = env.cfg.num_actions
-        self.num_obs = env.cfg.num_observations
+        self.num_actions = env.num_actions
+        self.num_obs = env.num_obs  # the policy group's size
         self.max_episode_length = env.max_episode_length
         self.max_episode_length_s = env.cfg.episode_length_s
         self.step_dt = env.dt
         self.seed = seed
+        self._groups = {slot.group: env.observations.group_slice(slot.group) for slot in env.obs_layout}
         self.single_observation_space = gymnasium.spaces.Dict(
-            {"policy": gymnasium.spaces.Box(-np.inf, np.inf, (self.num_obs,), np.float32)}
+            {group: gymnasium.spaces.Box(-np.inf, np.inf, (s.stop - s.start,), np.float32)
+             for group, s in self._groups.items()}
         )
         self.single_action_space = gymnasium.spaces.Box(-np.inf, np.inf, (self.num_actions,), np.float32)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
-        self.log_names = [f"Episode_Reward/{n}" for n in env.reward_names] + [
-            f"Episode_Termination/{env.task.termination_name}",
-            "Episode_Termination/time_out",
-        ]
+        self.log_names = ([f"Episode_Reward/{n}" for n in env.reward_names] + env.step_log_names
+                          + [f"Curriculum/{n}" for n in env.curriculum.names])
+        self._num_terminations = len(env.terminations.names)
         # called after every step (torch or JAX view), e.g. rl/video.py's videos during training
         self.step_hooks: list[Callable[[], None]] = []
         self._jax_device = env.physics.device
-        self._reset_fn = jax.jit(jax.vmap(env.reset))
+        self._reset_fn = jax.jit(jax.vmap(env.init))
         self._step_fn = jax.jit(self._step_packed, donate_argnums=0)
         self._step_jax_fn = jax.jit(self._step_unpacked, donate_argnums=0)
         self.state: State = None  # type: ignore[assignment]
@@ -130,15 +131,20 @@ class VecEnv(gymnasium.Env):
         # Isaac Lab's Episode_Reward/<term>: mean episode sum of the envs that ended, per second of episode.
         # NaN when no env ended at this step; the loggers average with nanmean.
         per_term = state.ended_terms.sum(0) / jnp.where(ended > 0, ended, jnp.nan) / self.cfg.episode_length_s
-        log = jnp.concatenate([per_term, jnp.stack([state.terminated.sum(), state.truncated.sum()]).astype(jnp.float32)])
+        # Episode_Termination/<term>: how many envs each term ended at this step; Metrics/<term>: the mean over the
+        # envs; Curriculum/<term>: the mean value over the envs
+        counts = state.step_log[:, :self._num_terminations].sum(0)
+        metrics = state.step_log[:, self._num_terminations:].mean(0)
+        curriculum = [state.persistent["curriculum"][n].mean()[None] for n in self.core.curriculum.names]
+        log = jnp.concatenate([per_term, counts, metrics, *curriculum])
         return state, packed, log
 
     def _step_unpacked(self, state: State, action: jax.Array):
         # The JAX view gets separate arrays made inside the jit: slicing them out of `packed` afterwards would cost
         # one eager dispatch per slice. obs is a copy, so it outlives the donated state.
         state, packed, log = self._step_packed(state, action)
-        n = self.num_obs
-        return state, packed[:, :n], packed[:, n], packed[:, n + 1] > 0.5, packed[:, n + 2] > 0.5, log
+        n = self.core.observations.size
+        return state, packed[:, :self.num_obs], packed[:, n], packed[:, n + 1] > 0.5, packed[:, n + 2] > 0.5, log
 
     def _record_compile(self, t0: float, out: jax.Array) -> None:
         jax.block_until_ready(out)
@@ -190,17 +196,17 @@ class VecEnv(gymnasium.Env):
         if self.compile_s is None:
             self._record_compile(t0, packed)
         packed_t, log_t = to_torch(packed), to_torch(log)
+        n = self.core.observations.size
         self._check_finite(lambda: [*torch.stack([torch.isfinite(action).all(), torch.isfinite(packed_t).all()]).tolist(),
-                                    int(packed_t[:, self.num_obs + 3].max())])
-        n = self.num_obs
-        obs = packed_t[:, :n]
+                                    int(packed_t[:, n + 3].max())])
+        obs = self._obs_groups(packed_t)
         reward = packed_t[:, n]
         terminated = packed_t[:, n + 1].bool()
         truncated = packed_t[:, n + 2].bool()
         extras = {"time_outs": truncated, "log": LazyLog(self.log_names, log_t)}
         for hook in self.step_hooks:
             hook()
-        return {"policy": obs}, reward, terminated, truncated, extras
+        return obs, reward, terminated, truncated, extras
 
     NAN_CHECK_EVERY = 16  # on a GPU, every 16th step is checked (each check waits for the device)
 
@@ -228,10 +234,21 @@ class VecEnv(gymnasium.Env):
                 "went unstable; lower sim_dt or the action scale"
             )
 
+    def _obs_groups(self, flat) -> dict:
+        """The observation groups (Isaac Lab's obs dict) as slices of the flat obs: a vector per group, or a dict of
+        its terms for a group that does not concatenate them."""
+        out = {}
+        for group, span in self._groups.items():
+            if self.core.observations.groups[group].concatenate_terms:
+                out[group] = flat[:, span]
+            else:
+                out[group] = {s.term: flat[:, s.start:s.stop] for s in self.core.obs_layout if s.group == group}
+        return out
+
     @property
     def observations(self) -> dict[str, torch.Tensor]:
         # A copy: the state's buffers are donated to the next step, so a view would dangle.
-        return {"policy": to_torch(self.state.obs).clone()}
+        return self._obs_groups(to_torch(self.state.obs).clone())
 
     @property
     def episode_length_buf(self) -> torch.Tensor:
@@ -247,7 +264,7 @@ class VecEnv(gymnasium.Env):
         self.state = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"VecEnv({type(self.cfg).__name__}, num_envs={self.num_envs}, device={self.device})"
+        return f"VecEnv({self.core.task_id}, num_envs={self.num_envs}, device={self.device})"
 
 
 __all__ = ["VecEnv", "to_jax", "to_torch"]

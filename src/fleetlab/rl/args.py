@@ -92,9 +92,9 @@ def apply_overrides(cfg: dict, overrides: list[str]) -> dict:
 
 
 def env_overrides(cfg, overrides: list[str]) -> dict:
-    """`env.a.b=value` overrides of a task's config dataclass `cfg`, checked against it the same way, as keyword
-    arguments of its top-level fields (what a task's make_task takes): `env.reward_weights.alive=2.0` gives
-    {"reward_weights": <the default dict with alive=2.0>}."""
+    """`env.a.b=value` overrides of a task's config dataclass `cfg`, checked against it the same way, as
+    replacements of its top-level fields: `env.rewards.alive.weight=2.0` gives {"rewards": <the default dict whose
+    alive term has weight 2.0>}."""
     kwargs = {}
     for item in overrides:
         path, text = item[len("env."):].split("=", 1)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import TYPE_CHECKING, Callable
 
-import jax
 import numpy as np
 
 from fleetlab.errors import FleetlabError
@@ -19,43 +17,44 @@ def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) ->
     """Run `policy` (torch obs -> torch actions) for `steps` steps on every env of a fleetlab VecEnv. Reports the
     mean return of the episodes played: those that ended and the one each env is in at the last step (play runs one
     long episode per env, so the episodes that end are the failures alone; their mean would rank a policy that
-    falls once in 4096 envs by that one fall) and, for tasks that define one, the fraction of env-steps that succeed
-    (cartpole: |pole| < 0.2 rad), the fraction of the episodes begun that ended by termination (Go1: the fall rate;
-    play runs one long episode per env, and each termination begins another), and the means over env-steps of the task's play metrics (Go1: velocity tracking errors)."""
+    falls once in 4096 envs by that one fall), the fraction of the episodes begun that each failure term ended (Go1:
+    the fall rate; each termination begins another), and the means over env-steps of the task's metric terms
+    (Go1: velocity tracking errors), its `success` metric as success_fraction (cartpole: |pole| < 0.2 rad)."""
     import torch
 
-    task = env.core.task
+    core = env.core
     obs, _ = env.reset()
     obs = obs["policy"]
     ret = torch.zeros(env.num_envs)
-    returns, successes, metrics = [], [], {}
+    returns = []
     terminated_episodes = 0
-    if task.play_metrics is not None:  # written for one env, like the task's other functions
-        play_metrics = jax.jit(jax.vmap(functools.partial(task.play_metrics, env.cfg)))
+    logged = [i for i, name in enumerate(env.log_names) if name.startswith(("Metrics/", "Episode_Termination/"))]
+    sums = None  # the metric means and termination counts, summed over steps on the env's device
     with torch.inference_mode():
         for _ in range(steps):
-            # the metrics read the state the policy acts in: the obs it sees, the command it follows
-            obs_groups, reward, terminated, truncated, _ = env.step(policy(obs))
+            obs_groups, reward, terminated, truncated, extras = env.step(policy(obs))
             obs = obs_groups["policy"]
             ret += reward.cpu()
             done = (terminated | truncated).cpu()
             returns += ret[done].tolist()
             terminated_episodes += int(terminated.sum())
             ret[done] = 0
-            if task.success is not None:
-                successes.append(np.asarray(task.success(env.cfg, env.state)).mean())
-            if task.play_metrics is not None:
-                for name, value in play_metrics(env.state).items():
-                    metrics.setdefault(name, []).append(float(np.asarray(value).mean()))
-    out = {"steps": steps, "num_envs": env.num_envs, "episodes": len(returns) + env.num_envs}
+            values = extras["log"].values[logged]
+            sums = values.clone() if sums is None else sums + values
+    totals = dict(zip([env.log_names[i] for i in logged], sums.cpu().tolist())) if sums is not None else {}
+    episodes = env.num_envs + len(returns)
+    out = {"steps": steps, "num_envs": env.num_envs, "episodes": episodes}
     out["mean_return"] = float(np.mean(returns + ret.tolist()))
-    out[f"episodes_ended_by_{task.termination_name}"] = terminated_episodes
-    out["terminated_fraction"] = terminated_episodes / (env.num_envs + len(returns))
-    if successes:
-        out["success_name"] = task.success_name
-        out["success_fraction"] = float(np.mean(successes))
+    for name, time_out in zip(core.terminations.names, core.terminations.time_outs):
+        if not time_out:
+            out[f"episodes_ended_by_{name}"] = int(round(totals.get(f"Episode_Termination/{name}", 0)))
+    out["terminated_fraction"] = terminated_episodes / episodes
+    metrics = {name: totals[f"Metrics/{name}"] / steps for name in core.metrics.names} if steps else {}
+    if core.cfg.success:
+        out["success_name"] = core.metrics.descriptions[core.cfg.success]
+        out["success_fraction"] = metrics.pop(core.cfg.success)
     if metrics:
-        out["metrics"] = {name: float(np.mean(values)) for name, values in metrics.items()}
+        out["metrics"] = metrics
     return out
 
 

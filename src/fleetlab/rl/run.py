@@ -9,7 +9,7 @@ import dataclasses
 
 from fleetlab import checks
 from fleetlab.envs import TaskEntry, import_tasks, resolve
-from fleetlab.envs.registry import agent_cfg
+from fleetlab.envs.registry import agent_cfg, task_cfg
 from fleetlab.rl.args import apply_overrides, env_overrides, overrides_of
 from fleetlab.rl.library import Library, check_installed, library
 
@@ -22,7 +22,7 @@ class Run:
     library: Library
     task: TaskEntry
     agent_cfg: dict
-    env_overrides: dict  # `env.x=y` overrides: keyword arguments of the task's make_task (its config's fields)
+    env_overrides: dict  # `env.x=y` overrides: the task config's top-level fields they replace
     seed: int  # the base seed; RunContext gives each rank seed + global rank
     device: str | None  # None: cuda:LOCAL_RANK when there is a GPU, else cpu
     num_envs: int  # per process
@@ -50,9 +50,9 @@ def resolve_run(library_name: str, args: argparse.Namespace, play: bool) -> Run:
     lib = library(library_name)
     check_installed(lib)
     entry = resolve(args.task)
-    default_cfg = entry.make_task().cfg
+    default_cfg = task_cfg(entry)
     env_kwargs = env_overrides(default_cfg, overrides_of(args, "env"))
-    checks.check_task_cfg(dataclasses.replace(default_cfg, **env_kwargs), list(env_kwargs))
+    checks.check_task_cfg(dataclasses.replace(default_cfg, **env_kwargs))
     cfg = apply_overrides(agent_cfg(entry, lib.name, args.agent), overrides_of(args, "agent"))
     lib.configure(cfg, args, play)  # the flags win over the overrides, as in Isaac Lab's scripts
     checks.check_agent_cfg(cfg, lib.checks, lib.name)

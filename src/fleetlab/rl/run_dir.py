@@ -150,13 +150,20 @@ def write_json(path: str, data: dict) -> None:
         json.dump(data, f, indent=2, default=str)
 
 
+def _plain(value) -> str:
+    """A term's function as Isaac Lab writes it in env.yaml (module:name); anything else as its str."""
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"{value.__module__}:{value.__qualname__}"
+    return str(value)
+
+
 def write_params(run_dir: str, env_cfg, agent_cfg: dict, run_info: dict) -> None:
     """Isaac Lab's params/env.yaml and params/agent.yaml: both configs as this run uses them (defaults, then the
     `env.`/`agent.` overrides and the flags), env.yaml with `run_info` (task, world size, envs per rank, physics)
     added at its top."""
     import yaml
 
-    plain = lambda data: json.loads(json.dumps(data, default=str))  # noqa: E731  (tuples -> lists, paths -> str)
+    plain = lambda data: json.loads(json.dumps(data, default=_plain))  # noqa: E731  (tuples -> lists, paths -> str)
     os.makedirs(os.path.join(run_dir, "params"), exist_ok=True)
     for name, data in (("env", {**run_info, **dataclasses.asdict(env_cfg)}), ("agent", agent_cfg)):
         with open(os.path.join(run_dir, "params", f"{name}.yaml"), "w") as f:

@@ -11,7 +11,7 @@ import time
 
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
-from fleetlab.envs.registry import make_from_entry
+from fleetlab.envs.registry import make_from_entry, task_cfg
 from fleetlab.errors import FleetlabError
 from fleetlab.rl import console, evaluation, garbage_collection, perf, tracking
 from fleetlab.rl import fault_tolerance as ft
@@ -35,8 +35,9 @@ def start(run: Run) -> tuple[RunContext, object]:
     if run.play:
         # Each env runs ONE continuous episode over all `steps`, so "% of steps balanced" measures the policy, not
         # the transients after periodic resets.
-        cfg = run.task.make_task(**run.env_overrides).cfg
-        overrides["episode_length_s"] = max(cfg.episode_length_s, (args.steps + 1) * cfg.sim_dt * cfg.decimation)
+        cfg = task_cfg(run.task, **run.env_overrides)
+        overrides["episode_length_s"] = max(cfg.episode_length_s,
+                                            (args.steps + 1) * cfg.scene.sim_dt * cfg.scene.decimation)
     env = make_from_entry(run.task, run.num_envs, ctx.device, ctx.seed, args.physics_impl, **overrides)
     return ctx, env
 

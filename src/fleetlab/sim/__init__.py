@@ -1,3 +1,3 @@
-from fleetlab.sim.mjx import Physics, jax_device_for, load_physics
+from fleetlab.sim.mjx import Physics, jax_device_for, load_model, load_physics
 
-__all__ = ["Physics", "jax_device_for", "load_physics"]
+__all__ = ["Physics", "jax_device_for", "load_model", "load_physics"]

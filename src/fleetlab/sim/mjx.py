@@ -131,6 +131,13 @@ class Physics:
 
         return dataclasses.replace(self, model=_with_warp_opt(self.model, graph_mode=warp.JaxCallableGraphMode.WARP))
 
+    def with_body_forces(self) -> "Physics":
+        """This physics with MuJoCo Warp computing cfrc_int/cfrc_ext in its step (the JAX implementation computes
+        them in body_forces)."""
+        if self.impl != "warp":
+            return self
+        return dataclasses.replace(self, model=_with_warp_opt(self.model, run_rne_postconstraint=True))
+
     def forward(self, data: mjx.Data) -> mjx.Data:
         return mjx.forward(self.model, data)
 
@@ -235,25 +242,38 @@ def check_memory(mj_model, num_envs: int, jax_device) -> None:
                             f"use at most ~{max(1, int(free // (need // num_envs)))} envs per process")
 
 
-def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
+def load_model(xml_path: str, where: str = "") -> mujoco.MjModel:
+    """The MJCF compiled by MuJoCo, or a one-line error with MuJoCo's message (`where`: the task, for the error)."""
+    prefix = f"{where}: " if where else ""
+    if not isinstance(xml_path, str) or not os.path.isfile(xml_path):
+        raise FleetlabError(f"{prefix}MJCF file '{xml_path}' does not exist: point the scene's xml_path at an .xml file")
+    try:
+        return mujoco.MjModel.from_xml_path(xml_path)
+    except ValueError as err:  # MuJoCo's parse and compile errors: a mistake in the user's MJCF
+        raise FleetlabError(f"{prefix}MuJoCo cannot load '{xml_path}': {' '.join(str(err).split())}") from None
+
+
+def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
                  num_envs: int = 1, body_forces: bool = False, contacts_per_env: int | None = None,
-                 constraints_per_env: int | None = None) -> Physics:
-    """The model on `device` with implementation `impl` ("auto", "jax", "warp"). MuJoCo Warp's buffers:
-    `contacts_per_env` times `num_envs` contacts (shared by all envs) and `constraints_per_env` constraint rows per
-    env (None: WARP_CONTACTS_PER_ENV, WARP_CONSTRAINTS_PER_ENV). `body_forces` makes Warp compute cfrc_int."""
+                 constraints_per_env: int | None = None, where: str = "") -> Physics:
+    """The model (an MJCF path, or a compiled MjModel) on `device` with implementation `impl` ("auto", "jax",
+    "warp"). MuJoCo Warp's buffers: `contacts_per_env` times `num_envs` contacts (shared by all envs) and
+    `constraints_per_env` constraint rows per env (None: WARP_CONTACTS_PER_ENV, WARP_CONSTRAINTS_PER_ENV).
+    `body_forces` makes Warp compute cfrc_int (Physics.with_body_forces does it later)."""
     impl = resolve_impl(impl, device)
     if decimation < 1:
         raise FleetlabError(f"decimation must be >= 1, got {decimation}")
-    if not os.path.isfile(xml_path):
-        raise FleetlabError(f"MJCF file '{xml_path}' does not exist: point the task's xml_path at an .xml file")
-    try:
-        mj_model = mujoco.MjModel.from_xml_path(xml_path)
-    except ValueError as err:  # MuJoCo's parse and compile errors: a mistake in the user's MJCF
-        raise FleetlabError(f"MuJoCo cannot load '{xml_path}': {' '.join(str(err).split())}") from None
+    mj_model = load_model(model, where) if isinstance(model, str) else model
     mj_model.opt.timestep = sim_dt
     jax_device = jax_device_for(device)
     check_memory(mj_model, num_envs, jax_device)
-    model = mjx.put_model(mj_model, device=jax_device, impl=impl)
+    try:
+        model = mjx.put_model(mj_model, device=jax_device, impl=impl)
+    except NotImplementedError as err:  # MJX's own list of what each implementation supports
+        integrator = mujoco.mjtIntegrator(mj_model.opt.integrator).name
+        what = f"integrator {integrator}" if integrator in str(err) else str(err)
+        raise FleetlabError(f"{where + ': ' if where else ''}MJX's {impl} implementation does not support the MJCF's "
+                            f"{what} (<option integrator=...>: Euler, RK4 or implicitfast work)") from None
     if impl == "warp":
         # MuJoCo Warp prints a warning on every step that hits an overflow, iteration limits included; fleetlab
         # raises its own error on buffer overflows instead (VecEnv), so the prints are off.
@@ -283,5 +303,6 @@ def load_physics(xml_path: str, *, sim_dt: float, decimation: int, device: str =
     return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl)
 
 
-__all__ = ["IMPLS", "Physics", "external_force", "incoming_wrench", "jax_device_for", "load_physics", "resolve_impl",
+__all__ = ["IMPLS", "Physics", "external_force", "incoming_wrench", "jax_device_for", "load_model", "load_physics",
+           "resolve_impl",
            "warp_overflow_error"]

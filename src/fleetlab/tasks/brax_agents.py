@@ -1,5 +1,5 @@
-"""A task's Brax PPO config, derived from its rsl_rl config (`agents/__init__.py: def brax(): return
-brax_ppo(rsl_rl())`), so that both libraries train the same networks on the same schedule:
+"""A task's Brax PPO config, derived from its rsl_rl config (tasks/agents.py: agent_configs does it for every
+task), so that both libraries train the same networks on the same schedule:
 
 - one Brax training step = one rsl_rl iteration: every env steps `num_steps_per_env` (Brax's unroll_length), then
   `num_learning_epochs` passes (num_updates_per_batch) over `num_mini_batches` minibatches;

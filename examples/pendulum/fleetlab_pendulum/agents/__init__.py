@@ -1,7 +1,8 @@
 """Agent configs, one function per library, each returning a fresh dict (fleetlab applies the flags and the
-agent.x=y overrides to it): rsl_rl's in rsl-rl-lib 5.x's dict format, rl_games' and skrl's as YAML files."""
+agent.x=y overrides to it): rsl_rl's in rsl-rl-lib 5.x's dict format, rl_games' and skrl's as the YAML files
+beside this module, brax's derived from rsl_rl's (fleetlab.tasks.agents.agent_configs)."""
 
-from fleetlab.envs import load_agent_yaml
+from fleetlab.tasks.agents import agent_configs
 
 
 def rsl_rl() -> dict:
@@ -25,12 +26,4 @@ def rsl_rl() -> dict:
     }
 
 
-def rl_games() -> dict:
-    return load_agent_yaml(__file__, "rl_games_ppo_cfg.yaml")
-
-
-def skrl() -> dict:
-    return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
-
-
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl}
+ALL = agent_configs(__file__, rsl_rl)

@@ -9,10 +9,10 @@ import jax
 import jax.numpy as jnp
 from brax.envs.base import State
 
-from fleetlab.envs.core import Env
 
 # per env, summed over the episodes that ended since the last report: [episodes, return, length, terminated,
-# time_out, then each weighted reward term]; and `overflow`, the steps that MuJoCo Warp's buffers overflowed in
+# time_out, then each weighted reward term, then how many each termination term ended]; and `overflow`, the steps
+# that MuJoCo Warp's buffers overflowed in
 STAT_NAMES = ("episodes", "return", "length", "terminated", "time_out", "overflow")
 
 
@@ -25,16 +25,19 @@ class BraxEnv:
 
     def __init__(self, core):
         # Brax steps the physics inside one XLA loop: MuJoCo Warp's graph mode for that (Physics.for_one_xla_loop)
-        self.core = Env(core.task, core.physics.for_one_xla_loop())
-        self.observation_size = core.cfg.num_observations
-        self.action_size = core.cfg.num_actions
-        self.stat_names = [*STAT_NAMES, *core.reward_names]
+        self.core = core.with_physics(core.physics.for_one_xla_loop())
+        self.observation_size = core.num_obs
+        self.action_size = core.num_actions
+        self.reward_names, self.termination_names = core.reward_names, core.terminations.names
+        self.stat_names = [*STAT_NAMES, *self.reward_names, *self.termination_names]
+        # the policy group only (a critic group rides behind it in the core's flat obs)
+        self._policy = slice(0, core.num_obs) if core.num_obs < core.observations.size else slice(None)
 
     def reset(self, rng: jax.Array) -> State:
         inner = self.core.reset(rng)
         zero = jnp.zeros((), jnp.float32)
         metrics = {"steps": jnp.zeros((), jnp.int32), "episode_stats": jnp.zeros(len(self.stat_names), jnp.float32)}
-        return State(pipeline_state=inner, obs=inner.obs, reward=zero, done=zero, metrics=metrics,
+        return State(pipeline_state=inner, obs=inner.obs[self._policy], reward=zero, done=zero, metrics=metrics,
                      info=self._info(inner))
 
     def step(self, state: State, action: jax.Array) -> State:
@@ -42,9 +45,10 @@ class BraxEnv:
         done = inner.terminated | inner.truncated
         length = (state.pipeline_state.episode_length + 1) * done
         ended = jnp.concatenate([jnp.stack([done, inner.ended_terms.sum(), length, inner.terminated, inner.truncated,
-                                            inner.overflow > 0]).astype(jnp.float32), inner.ended_terms])
+                                            inner.overflow > 0]).astype(jnp.float32), inner.ended_terms,
+                                 inner.step_log[:len(self.termination_names)]])
         metrics = {"steps": state.metrics["steps"] + 1, "episode_stats": state.metrics["episode_stats"] + ended}
-        return state.replace(pipeline_state=inner, obs=inner.obs, reward=inner.reward,
+        return state.replace(pipeline_state=inner, obs=inner.obs[self._policy], reward=inner.reward,
                              done=done.astype(jnp.float32), metrics=metrics, info=self._info(inner))
 
     @staticmethod

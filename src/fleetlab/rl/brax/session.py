@@ -23,7 +23,7 @@ from fleetlab.errors import FleetlabError
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl import garbage_collection
 from fleetlab.rl.brax import params as brax_params
-from fleetlab.rl.brax.env import BraxEnv, VmapOnly
+from fleetlab.rl.brax.env import STAT_NAMES, BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
 from fleetlab.rl.library import STATE_CHECKSUM_KEY, Resume
 from fleetlab.rl.perf import JAX_TRACE_S, XLA_COMPILE_S, XLA_COMPILES, count_xla_compiles, seconds_since_process_start
@@ -243,13 +243,14 @@ class BraxSession:
         scalars["Perf/xla_compiles"] = XLA_COMPILES[0]
         if rows is not None and rows[0] > 0:
             n = rows[0]
-            names = self.brax_env.stat_names
             scalars["Train/mean_reward"] = rows[1] / n
             scalars["Train/mean_episode_length"] = rows[2] / n
-            scalars[f"Episode_Termination/{self.env.core.task.termination_name}"] = rows[3]
-            scalars["Episode_Termination/time_out"] = rows[4]
-            for name, value in zip(names[6:], rows[6:]):
+            rewards = rows[len(STAT_NAMES):len(STAT_NAMES) + len(self.brax_env.reward_names)]
+            for name, value in zip(self.brax_env.reward_names, rewards):
                 scalars[f"Episode_Reward/{name}"] = value / n / self.env.cfg.episode_length_s
+            terminations = rows[len(STAT_NAMES) + len(self.brax_env.reward_names):]
+            for name, value in zip(self.brax_env.termination_names, terminations):
+                scalars[f"Episode_Termination/{name}"] = value
         self.last = {k: float(v) for k, v in scalars.items()}
         if (writer := self._tensorboard()) is not None:
             for name, value in scalars.items():

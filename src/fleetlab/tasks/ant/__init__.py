@@ -1,8 +1,8 @@
 """Ant: Isaac Lab's Isaac-Ant-v0 (manager-based classic), registered on import."""
 
 from fleetlab.envs import TaskEntry, register
-from fleetlab.tasks.ant import agents, env
+from fleetlab.tasks.ant import agents, cfg
 
-register(TaskEntry("Fleet-Ant-v0", env.make_task, aliases=("Isaac-Ant-v0",),
+register(TaskEntry("Fleet-Ant-v0", cfg.ant, aliases=("Isaac-Ant-v0",),
                    description="Ant, Isaac Lab classic terms (60 obs, 8 efforts x 7.5 Nm; walk to +x; ends below 0.31 m)",
                    agents=agents.ALL))

@@ -3,8 +3,7 @@ rsl-rl-lib 5.x's dict format, and its rl_games and skrl YAML files."""
 
 import copy
 
-from fleetlab.envs import load_agent_yaml
-from fleetlab.tasks.brax_agents import brax_ppo
+from fleetlab.tasks.agents import agent_configs
 
 CARTPOLE_PPO = {
     "experiment_name": "cartpole",
@@ -40,21 +39,8 @@ CARTPOLE_PPO = {
 }
 
 
-
 def rsl_rl() -> dict:
     return copy.deepcopy(CARTPOLE_PPO)
 
 
-def rl_games() -> dict:
-    return load_agent_yaml(__file__, "rl_games_ppo_cfg.yaml")
-
-
-def skrl() -> dict:
-    return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
-
-
-def brax() -> dict:
-    return brax_ppo(rsl_rl())  # the same networks and schedule as rsl_rl's
-
-
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "brax": brax}
+ALL = agent_configs(__file__, rsl_rl)

@@ -3,8 +3,7 @@ observation normalization), and
 rl_games and skrl configs following Isaac Lab's flat-ground velocity configs (same network, rollout and PPO
 settings as the rsl_rl one)."""
 
-from fleetlab.envs import load_agent_yaml
-from fleetlab.tasks.brax_agents import brax_ppo
+from fleetlab.tasks.agents import agent_configs
 from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
 
 
@@ -25,16 +24,4 @@ def rsl_rl_isaaclab() -> dict:
     return cfg
 
 
-def rl_games() -> dict:
-    return load_agent_yaml(__file__, "rl_games_ppo_cfg.yaml")
-
-
-def skrl() -> dict:
-    return load_agent_yaml(__file__, "skrl_ppo_cfg.yaml")
-
-
-def brax() -> dict:
-    return brax_ppo(rsl_rl())  # the same networks and schedule as rsl_rl's
-
-
-ALL = {"rsl_rl": rsl_rl, "rl_games": rl_games, "skrl": skrl, "brax": brax, "rsl_rl_isaaclab": rsl_rl_isaaclab}
+ALL = agent_configs(__file__, rsl_rl, rsl_rl_isaaclab=rsl_rl_isaaclab)

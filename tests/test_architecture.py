@@ -1,5 +1,5 @@
 """The layering of docs/architecture.md, checked on the source: imports point down (cli/launch/bench -> rl -> tasks
--> envs -> sim, with distributed beneath them all), no unittest.mock in src/, and every registered library offers
+-> mdp (the term library) -> envs -> sim, with distributed beneath them all), no unittest.mock in src/, and every registered library offers
 the whole declared interface."""
 
 import ast
@@ -12,9 +12,10 @@ from conftest import REPO
 SRC = os.path.join(REPO, "src", "fleetlab")
 # package -> the fleetlab packages it must never import (directly or inside a function)
 FORBIDDEN = {
-    "distributed": ("rl", "envs", "sim", "tasks", "cli", "launch", "bench"),
-    "sim": ("rl", "envs", "tasks", "cli", "launch", "bench"),
-    "envs": ("rl", "tasks", "cli", "launch", "bench"),
+    "distributed": ("rl", "envs", "sim", "tasks", "mdp", "cli", "launch", "bench"),
+    "sim": ("rl", "envs", "tasks", "mdp", "cli", "launch", "bench"),
+    "envs": ("rl", "tasks", "mdp", "cli", "launch", "bench"),
+    "mdp": ("rl", "tasks", "cli", "launch", "bench"),
     "tasks": ("rl", "cli", "launch", "bench"),
     "rl": ("cli", "launch", "bench"),
 }
@@ -123,3 +124,11 @@ def test_importing_fleetlab_does_not_start_jax():
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "src"))
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, "importing fleetlab started JAX's backend\n" + proc.stderr[-2000:]
+
+
+def test_tasks_have_no_optional_hooks():
+    """Issue H: a task is a config of named terms; the hooks of the old Task are gone from the source."""
+    hooks = ("extra_reset", "extra_step", "model_of", "observe_needs")
+    found = [f"{rel}: {hook}" for rel, _ in _modules() for hook in hooks
+             if hook in open(os.path.join(SRC, rel)).read()]
+    assert not found, found

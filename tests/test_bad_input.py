@@ -51,6 +51,7 @@ RL_GAMES_PLAY = [os.path.join(REPO, "scripts", "reinforcement_learning", "rl_gam
 BRAX_PLAY = ["-m", "fleetlab", "play", "--library", "brax", *SMALL]
 BRAX_TRAIN = ["-m", "fleetlab", "train", "--library", "brax", *SMALL]
 RL_GAMES_TRAIN = ["-m", "fleetlab", "train", "--library", "rl_games", *SMALL]
+BROKEN = [*TRAIN, "--import", "broken_tasks", "--max_iterations", "1"]
 SKRL_JAX_PLAY = ["-m", "fleetlab", "play", "--library", "skrl", "--ml_framework", "jax", *SMALL]
 
 CASES = {
@@ -62,7 +63,7 @@ CASES = {
     "unknown env field": ([*TRAIN, "env.episode_lenght_s=10"], "has no field 'episode_lenght_s' (fields: "),
     "env override of the wrong type": ([*TRAIN, "env.episode_length_s=long"],
                                        "override 'env.episode_length_s=long': expected float"),
-    "unknown env dict key": ([*TRAIN, "env.reward_weights.balance=2.0"], "no key 'balance' in"),
+    "unknown env dict key": ([*TRAIN, "env.rewards.balance.weight=2.0"], "no key 'balance' in"),
     "neither agent. nor env.": ([*TRAIN, "sim.dt=0.1"], "must look like agent.<key.path>=<value> or env."),
     "unknown agent config": ([*TRAIN, "--agent", "rsl_rl_fast"], "has no rsl_rl agent config 'rsl_rl_fast'"),
     "another library's agent config": ([*RL_GAMES_PLAY, "--task", "Isaac-Velocity-Flat-Unitree-Go1-Play-v0",
@@ -86,7 +87,7 @@ CASES = {
     "unknown flag": ([*TRAIN, "--num_robots", "4"], "unrecognized arguments: --num_robots"),
     # ranges, declared beside the config fields (fleetlab.checks)
     "negative episode length": ([*TRAIN, "env.episode_length_s=-1"], "env.episode_length_s=-1.0: must be a number > 0"),
-    "zero sim_dt": ([*TRAIN, "env.sim_dt=0"], "env.sim_dt=0.0: must be a number > 0"),
+    "zero sim_dt": ([*TRAIN, "env.scene.sim_dt=0"], "env.scene.sim_dt=0.0: must be a number > 0"),
     "zero save_interval": ([*TRAIN, "agent.save_interval=0"], "agent.save_interval=0 must be an integer >= 1"),
     "zero minibatches": ([*TRAIN, "agent.algorithm.num_mini_batches=0"],
                          "agent.algorithm.num_mini_batches=0 must be an integer >= 1"),
@@ -94,8 +95,31 @@ CASES = {
                               "agent.ppo.num_minibatches=0 must be an integer >= 1"),
     "negative rollout": ([*TRAIN, "agent.num_steps_per_env=-4"], "agent.num_steps_per_env=-4 must be an integer >= 1"),
     "derived num_observations": ([*TRAIN, "env.num_observations=3"],
-                                 "env.num_observations=3: follows from the task's terms and model"),
-    "missing MJCF": ([*TRAIN, "env.xml_path=/no/such.xml"], "env.xml_path='/no/such.xml': must be the path of an existing"),
+                                 "the observation and action sizes follow from the task's terms and its MJCF"),
+    "missing MJCF": ([*TRAIN, "env.scene.xml_path=/no/such.xml"],
+                     "env.scene.xml_path='/no/such.xml': must be the path of an existing"),
+    # a task config's mistakes, caught when the env is built (tests/mp/broken_tasks.py), naming the task and term
+    "MJCF MuJoCo cannot load": ([*BROKEN, "--task", "Broken-Mjcf-v0"],
+                                "task 'Broken-Mjcf-v0': MuJoCo cannot load '"),
+    "integrator MJX cannot step": ([*BROKEN, "--task", "Broken-Integrator-v0"],
+                                   "task 'Broken-Integrator-v0': MJX's jax implementation does not support the "
+                                   "MJCF's integrator=\"implicit\": use <option integrator=\"implicitfast\">"),
+    "action terms short of actuators": ([*BROKEN, "--task", "Broken-Actuators-v0"],
+                                        "task 'Broken-Actuators-v0': the action terms drive 4 actuators"),
+    "observation of the wrong shape": ([*BROKEN, "--task", "Broken-ObsShape-v0"],
+                                       "task 'Broken-ObsShape-v0', observation term 'policy/alive': is_alive must "
+                                       "return a 1-D float array for one env, but returns shape () float32"),
+    "term params that do not fit": ([*BROKEN, "--task", "Broken-Signature-v0"],
+                                    "task 'Broken-Signature-v0', reward term 'pole_pos': joint_pos_target_l2(env, "
+                                    "**params) does not fit its params ['goal']"),
+    "missing joint name": ([*BROKEN, "--task", "Broken-JointName-v0"],
+                           "task 'Broken-JointName-v0', reward term 'pole_pos': no joints named 'cart_to_pol'"),
+    "missing sensor body": ([*BROKEN, "--task", "Broken-BodyName-v0"],
+                            "task 'Broken-BodyName-v0', termination term 'base_contact': no bodies of sensor "
+                            "'contact_forces' named 'torso'"),
+    "reward of the wrong shape": ([*BROKEN, "--task", "Broken-RewardDtype-v0"],
+                                  "task 'Broken-RewardDtype-v0', reward term 'pole_pos': joint_pos_rel must return a "
+                                  "float scalar for one env, but returns shape (2,) float32"),
     "brax None default typed": ([*BRAX_TRAIN, "agent.ppo.learning_rate_schedule=7"],
                                 "agent.ppo.learning_rate_schedule='7' must be one of 'ADAPTIVE_KL', 'NONE'"),
     "max_iterations 0 override": ([*TRAIN, "agent.max_iterations=0"], "agent.max_iterations=0 must be an integer >= 1"),
@@ -133,7 +157,9 @@ def case_results(files):
               [a.format(**paths) for a in args]] for case, (args, _) in CASES.items()]
     (root / "cases.json").write_text(json.dumps(cases))
     result = run_cmd([PYTHON, os.path.join(REPO, "tests", "mp", "run_cases.py"), str(root / "cases.json"),
-                      str(root / "results.json")], root, timeout=900)
+                      str(root / "results.json")], root, timeout=900,
+                     env_extra={"PYTHONPATH": os.pathsep.join([os.path.join(REPO, "src"),
+                                                               os.path.join(REPO, "tests", "mp")])})
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     return json.loads((root / "results.json").read_text())
 

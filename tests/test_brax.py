@@ -210,11 +210,11 @@ def test_a_warp_buffer_overflow_in_the_fused_rollout_is_a_one_line_error(tmp_pat
     carry the overflow instead, and training stops with the same one-line error. An Ant on 4 feet needs 4 contacts."""
     out = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", "brax", "--task", "Isaac-Ant-v0", "--num_envs", "4",
                    "--max_iterations", "2", "--device", "cpu", "--headless", "--physics_impl", "warp",
-                   "env.warp_contacts_per_env=1"], cwd=tmp_path, env_extra={"JAX_PLATFORMS": "cpu"})
+                   "env.scene.warp_contacts_per_env=1"], cwd=tmp_path, env_extra={"JAX_PLATFORMS": "cpu"})
     assert out.returncode != 0
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith("fleetlab: error: MuJoCo Warp ran out of its contact or constraint buffers during the"), last
-    assert "env.warp_constraints_per_env=" in last
+    assert "env.scene.warp_constraints_per_env=" in last
 
 
 @pytest.mark.slow

@@ -12,23 +12,28 @@ from fleetlab.envs import resolve
 from fleetlab.envs.registry import agent_cfg, agent_libraries
 from fleetlab.errors import FleetlabError
 from fleetlab.rl.args import env_overrides
-from fleetlab.tasks.go1.cfg import Go1FlatCfg
+from fleetlab.tasks.go1.cfg import go1_flat
 
 
 def test_env_overrides_are_checked_against_the_config_dataclass():
-    cfg = Go1FlatCfg()
-    kwargs = env_overrides(cfg, ["env.episode_length_s=10", "env.reward_weights.feet_air_time=2",
-                                 "env.reward_weights.lin_vel_z_l2=-1.5", "env.lin_vel_x_range=[-0.5, 1.5]"])
+    cfg = go1_flat()
+    kwargs = env_overrides(cfg, ["env.episode_length_s=10", "env.rewards.feet_air_time.weight=2",
+                                 "env.rewards.lin_vel_z_l2.weight=-1.5",
+                                 "env.commands.base_velocity.ranges.lin_vel_x=[-0.5, 1.5]",
+                                 "env.rewards.feet_air_time.params.threshold=0.4"])
     assert kwargs["episode_length_s"] == 10.0 and isinstance(kwargs["episode_length_s"], float)
-    assert kwargs["reward_weights"] == {**cfg.reward_weights, "feet_air_time": 2.0, "lin_vel_z_l2": -1.5}
-    assert kwargs["lin_vel_x_range"] == (-0.5, 1.5), "a tuple field stays a tuple"
-    assert cfg.reward_weights["feet_air_time"] == 0.25, "the default is not changed in place"
-    assert Go1FlatCfg(**kwargs).episode_length_s == 10.0
-    for bad, message in [("env.episode_lenght_s=10", "Go1FlatCfg has no field 'episode_lenght_s'"),
+    assert kwargs["rewards"]["feet_air_time"].weight == 2.0 and kwargs["rewards"]["lin_vel_z_l2"].weight == -1.5
+    assert kwargs["rewards"]["feet_air_time"].params["threshold"] == 0.4
+    assert kwargs["rewards"]["track_lin_vel_xy_exp"] == cfg.rewards["track_lin_vel_xy_exp"], "the others stay"
+    assert kwargs["commands"]["base_velocity"].ranges.lin_vel_x == (-0.5, 1.5), "a tuple field stays a tuple"
+    assert cfg.rewards["feet_air_time"].weight == 0.25, "the default is not changed in place"
+    assert cfg.replace(**kwargs).episode_length_s == 10.0
+    for bad, message in [("env.episode_lenght_s=10", "ManagerBasedRLEnvCfg has no field 'episode_lenght_s'"),
                          ("env.episode_length_s=long", "expected float"),
-                         ("env.decimation=2.5", "expected int"),
-                         ("env.reward_weights.alive=2.0", "no key 'alive' in Go1FlatCfg.reward_weights"),
-                         ("env.sim_dt.x=1", "Go1FlatCfg.sim_dt is a value, not a section")]:
+                         ("env.scene.decimation=2.5", "expected int"),
+                         ("env.rewards.alive.weight=2.0", "no key 'alive' in ManagerBasedRLEnvCfg.rewards"),
+                         ("env.scene.sim_dt.x=1", "ManagerBasedRLEnvCfg.scene.sim_dt is a value, not a section"),
+                         ("env.num_observations=3", "follow from the task's terms and its MJCF")]:
         with pytest.raises(FleetlabError, match=message):
             env_overrides(cfg, [bad])
 
@@ -61,7 +66,7 @@ def test_two_processes_write_params_with_both_overrides(tmp_path):
     """Isaac Lab's torchrun command with env. and agent. overrides: every rank's env takes the env overrides (all
     reward weights zero: the return averaged over both ranks is exactly 0), and rank 0 writes both configs as run."""
     script = os.path.join(REPO, "scripts", "reinforcement_learning", "rsl_rl", "train.py")
-    zero = [f"env.reward_weights.{term}=0" for term in ("alive", "terminating", "pole_pos", "cart_vel", "pole_vel")]
+    zero = [f"env.rewards.{term}.weight=0" for term in ("alive", "terminating", "pole_pos", "cart_vel", "pole_vel")]
     proc = torchrun(2, [script, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=32",
                         "--max_iterations=5", "env.episode_length_s=1.0", *zero, "agent.num_steps_per_env=24",
                         "--logger", "wandb", "--log_project_name", "fleetlab-test"],
@@ -74,7 +79,8 @@ def test_two_processes_write_params_with_both_overrides(tmp_path):
         agent = yaml.safe_load(f)
     assert env["episode_length_s"] == 1.0 and env["world_size"] == 2 and env["num_envs_per_rank"] == 32
     assert env["physics_impl"] == "jax" and env["task"] == "Fleet-Cartpole-v0"
-    assert env["reward_weights"]["alive"] == 0.0 and env["sim_dt"] == pytest.approx(1 / 120)
+    assert env["rewards"]["alive"]["weight"] == 0.0 and env["scene"]["sim_dt"] == pytest.approx(1 / 120)
+    assert env["rewards"]["alive"]["func"] == "fleetlab.mdp.rewards:is_alive", "terms named as Isaac Lab writes them"
     assert agent["num_steps_per_env"] == 24 and agent["max_iterations"] == 5
     with open(os.path.join(run_dir, "summary.json")) as f:
         final = yaml.safe_load(f)["final"]

@@ -31,18 +31,19 @@ def _task_id(env):
 def test_sizes_and_aliases(env):
     num_obs, num_actions, height = TASKS[_task_id(env)]
     assert env.observations["policy"].shape == (8, num_obs) and env.num_actions == num_actions
-    assert env.cfg.termination_height == height
+    assert env.cfg.terminations["torso_height"].params["minimum_height"] == height
     assert resolve(_task_id(env)).id == _task_id(env).replace("Isaac", "Fleet")
     assert env.max_episode_length == 16 * 60, "16 s episodes at 60 Hz"
 
 
 def test_reset_noise_is_inside_the_limits_and_at_rest(env):
-    consts = env.core.task.reset.keywords["consts"]
+    m, qpos0 = env.core.physics.mj_model, env.core.scene.default_qpos
+    lower, upper = m.jnt_range[1:].T
     qpos, qvel = np.asarray(env.state.qpos), np.asarray(env.state.qvel)
     joints = qpos[:, 7:]
-    assert (joints >= consts.joint_lower - 1e-6).all() and (joints <= consts.joint_upper + 1e-6).all()
-    assert np.abs(joints - consts.qpos0[7:]).max() <= 0.2 + 1e-6 and np.ptp(joints, axis=0).max() > 0.05
-    assert np.allclose(qpos[:, :7], consts.qpos0[:7]) and np.allclose(qvel[:, :6], 0)
+    assert (joints >= lower - 1e-6).all() and (joints <= upper + 1e-6).all()
+    assert np.abs(joints - qpos0[7:]).max() <= 0.2 + 1e-6 and np.ptp(joints, axis=0).max() > 0.05
+    assert np.allclose(qpos[:, :7], qpos0[:7]) and np.allclose(qvel[:, :6], 0)
     assert np.abs(qvel[:, 6:]).max() <= 0.1 + 1e-6
 
 
@@ -133,7 +134,8 @@ def test_observations_agree_between_jax_and_warp(task):
         for impl, env in envs.items():
             obs[impl].append(np.asarray(env.step_jax(jnp.asarray(a))[0]))
     jax_obs, warp_obs = np.stack(obs["jax"]), np.stack(obs["warp"])
-    n_act, n_feet = envs["jax"].num_actions, len(envs["jax"].cfg.feet)
+    feet_term = envs["jax"].cfg.observations["policy"].terms["feet_body_forces"]
+    n_act, n_feet = envs["jax"].num_actions, len(feet_term.params["bodies"].names)
     feet = slice(-n_act - 6 * n_feet, -n_act)  # the feet wrenches come just before the last action
     assert np.abs(jax_obs[..., feet]).max() > 1e-2, "the feet must carry load"
     np.testing.assert_allclose(warp_obs, jax_obs, atol=2e-2 if task == "Isaac-Ant-v0" else 0.15)

@@ -44,9 +44,9 @@ def test_mjx_trajectory_matches_mj_step(task, impl):
         d.qpos[:], d.qvel[:] = qpos0[i], qvel0[i]
         traj = []
         for a in actions[:, i]:
-            d.ctrl[:] = a * env.cfg.action_scale
+            d.ctrl[:] = np.asarray(env.core.actions.ctrl(a))
             d.qacc_warmstart[:] = 0
-            for _ in range(env.cfg.decimation):
+            for _ in range(env.cfg.scene.decimation):
                 mujoco.mj_step(m, d)
             traj.append(np.concatenate([d.qpos, d.qvel]))
         refs.append(traj)

@@ -100,6 +100,9 @@ def env_overrides(cfg, overrides: list[str]) -> dict:
         path, text = item[len("env."):].split("=", 1)
         top, *rest = path.split(".")
         fields = [f.name for f in dataclasses.fields(cfg)]
+        if top in ("num_observations", "num_actions"):
+            raise FleetlabError(f"override '{item}': the observation and action sizes follow from the task's terms "
+                                "and its MJCF; change those instead")
         if top not in fields:
             raise FleetlabError(f"override '{item}': {type(cfg).__name__} has no field '{top}' (fields: {', '.join(fields)})")
         kwargs[top] = _set(item, kwargs.get(top, getattr(cfg, top)), rest, text, f"{type(cfg).__name__}.{top}")
@@ -120,8 +123,6 @@ def _set(item: str, node, keys: list[str], text: str, where: str):
     if not isinstance(node, dict):
         raise FleetlabError(f"override '{item}': {where} is a value, not a section")
     if key not in node:
-        if len(keys) > 1:
-            raise FleetlabError(f"override '{item}': '{key}' is not a section of {where}")
         raise FleetlabError(f"override '{item}': no key '{key}' in {where} (known: {', '.join(map(str, node))})")
     return {**node, key: _set(item, node[key], keys[1:], text, f"{where}.{key}")}
 

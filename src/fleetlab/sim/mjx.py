@@ -164,8 +164,8 @@ def warp_overflow_error(when: str, bits: int | None = None) -> FleetlabError:
     bits_text = f" (overflow bits {bits})" if bits is not None else ""
     return FleetlabError(
         f"MuJoCo Warp ran out of its contact or constraint buffers {when}{bits_text}: the steps since "
-        "are wrong. Raise the task's warp_contacts_per_env / warp_constraints_per_env (e.g. "
-        f"env.warp_constraints_per_env=1024; defaults {WARP_CONTACTS_PER_ENV} and {WARP_CONSTRAINTS_PER_ENV}, "
+        "are wrong. Raise the task's scene.warp_contacts_per_env / warp_constraints_per_env (e.g. "
+        f"env.scene.warp_constraints_per_env=1024; defaults {WARP_CONTACTS_PER_ENV} and {WARP_CONSTRAINTS_PER_ENV}, "
         "fleetlab.sim.mjx.WARP_CONTACTS_PER_ENV / WARP_CONSTRAINTS_PER_ENV), or use --physics_impl jax")
 
 
@@ -271,9 +271,9 @@ def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int,
         model = mjx.put_model(mj_model, device=jax_device, impl=impl)
     except NotImplementedError as err:  # MJX's own list of what each implementation supports
         integrator = mujoco.mjtIntegrator(mj_model.opt.integrator).name
-        what = f"integrator {integrator}" if integrator in str(err) else str(err)
+        what = f'integrator="{integrator.removeprefix("mjINT_").lower()}"' if integrator in str(err) else str(err)
         raise FleetlabError(f"{where + ': ' if where else ''}MJX's {impl} implementation does not support the MJCF's "
-                            f"{what} (<option integrator=...>: Euler, RK4 or implicitfast work)") from None
+                            f"{what}: use <option integrator=\"implicitfast\"> (or Euler, RK4)") from None
     if impl == "warp":
         # MuJoCo Warp prints a warning on every step that hits an overflow, iteration limits included; fleetlab
         # raises its own error on buffer overflows instead (VecEnv), so the prints are off.

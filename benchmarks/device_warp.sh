@@ -36,6 +36,10 @@
 #               all four; one call may not hold them all); each row says whether the ranks' checksums are identical
 #   go1all      issue G: the Go1 flat task with rsl_rl on every GPU (`fleetlab launch`), Isaac Lab's 300 iterations,
 #               then play (benchmarks/device_go1.py with NPROC)
+#   envpair     issue H: `fleetlab bench env` (4096 envs, Warp) for the Go1 and the Humanoid, this tree against
+#               BASE_SRC's code (default .device_base, carried), alternated, ENVPAIR_REPS pairs (default 3), each run on
+#               an empty JAX compilation cache (so compile_s is the first step's whole XLA compile) and a Warp kernel
+#               cache filled by a warm-up first
 #   braxgil     issue D: torch's background import beside epochs 2-3, this tree against BASE_SRC's code: the GIL
 #               probe (benchmarks/torch_import_gil.py), then brax Humanoid runs of 25 iterations (5 epochs) on one
 #               JAX cache filled by a first run, GIL_PAIRS pairs alternated (GIL_PROBES probes of each mode first)
@@ -98,6 +102,22 @@ PY
 
 for stage in "$@"; do
   case $stage in
+    envpair)
+      for task in Velocity-Flat-Unitree-Go1 Humanoid; do
+        timeout 200 python3 -m fleetlab bench env --task Isaac-$task-v0 --num_envs 4096 --device cuda:0 --steps 5 \
+          --repeats 1 --physics_impl warp > "$OUT/envpair_${task}_warmup.log" 2>&1
+        echo "warm-up $task rc $?" | tee -a "$log"
+        for rep in $(seq 1 "${ENVPAIR_REPS:-3}"); do
+          for code in base new; do
+            src=$PWD/src && [ $code = base ] && src=$PWD/${BASE_SRC:-.device_base}/src
+            rm -rf /tmp/jc_envpair && PYTHONPATH=/tmp/site:/tmp/site_warp:$src JAX_COMPILATION_CACHE_DIR=/tmp/jc_envpair \
+              timeout 200 python3 -m fleetlab bench env --task Isaac-$task-v0 --num_envs 4096 --device cuda:0 \
+              --steps 200 --repeats 5 --physics_impl warp --json "$OUT/envpair_${task}_${code}_$rep.json" \
+              > "$OUT/envpair_${task}_${code}_$rep.log" 2>&1
+            echo "envpair $task $code $rep rc $? $(grep -h "env-steps/s" "$OUT/envpair_${task}_${code}_$rep.log" | tail -1)" | tee -a "$log"
+          done
+        done
+      done ;;
     env)
       for task in Ant Humanoid; do
         for impl in warp jax; do

@@ -29,7 +29,9 @@ def test_exported_policy_gives_brax_actions(tmp_path, distribution):
 
     from fleetlab.rl.brax import params as brax_params
     from fleetlab.rl.brax.export import export_policy
-    from fleetlab.tasks.cartpole.agents import brax as cartpole_brax
+    from fleetlab.tasks.cartpole.agents import ALL
+
+    cartpole_brax = ALL["brax"]
 
     cfg = cartpole_brax()
     cfg["network"]["distribution_type"] = distribution
@@ -67,7 +69,9 @@ def test_checkpoints_read_back_into_the_params_they_saved(tmp_path, fmt):
 
     from fleetlab.rl.brax import params as brax_params
     from fleetlab.rl.checkpoint_reader import read_checkpoint
-    from fleetlab.tasks.cartpole.agents import brax as cartpole_brax
+    from fleetlab.tasks.cartpole.agents import ALL
+
+    cartpole_brax = ALL["brax"]
 
     cfg = cartpole_brax()
     env = types.SimpleNamespace(observation_size=4, action_size=1)

@@ -6,16 +6,24 @@ from __future__ import annotations
 
 import torch
 
-from fleetlab.tasks.cartpole.cfg import CartpoleCfg
+from fleetlab.tasks.cartpole.cfg import cartpole
 
 CART_MASS, POLE_MASS, POLE_COM, POLE_LENGTH, SLIDER_DAMPING, GRAVITY = 1.0, 0.1, 0.5, 1.0, 10.0, 9.81
 
 
 class TorchCartpole:
-    def __init__(self, num_envs: int, device: str = "cpu", seed: int = 0, cfg: CartpoleCfg = CartpoleCfg()):
+    def __init__(self, num_envs: int, device: str = "cpu", seed: int = 0):
+        cfg = cartpole()  # the numbers of Fleet-Cartpole-v0's config
         self.num_envs, self.device, self.cfg = num_envs, device, cfg
         self.num_actions, self.num_obs = 1, 4
-        self.step_dt = cfg.sim_dt * cfg.decimation
+        self.sim_dt, self.decimation = cfg.scene.sim_dt, cfg.scene.decimation
+        self.step_dt = self.sim_dt * self.decimation
+        reset = cfg.events["reset_joints"].params
+        (self.cart_pos_range, self.pole_pos_range), (self.cart_vel_range, self.pole_vel_range) = (
+            reset["position_range"], reset["velocity_range"])
+        self.action_scale = cfg.actions["joint_effort"].scale
+        self.max_cart_pos = cfg.terminations["cart_out_of_bounds"].params["bounds"][1]
+        self.weights = {name: term.weight for name, term in cfg.rewards.items()}
         self.max_episode_length = int(round(cfg.episode_length_s / self.step_dt))
         self.compile_s = 0.0
         self.generator = torch.Generator(device=device).manual_seed(seed)
@@ -28,16 +36,16 @@ class TorchCartpole:
         return torch.rand(n, device=self.device, generator=self.generator) * (lo_hi[1] - lo_hi[0]) + lo_hi[0]
 
     def _reset(self, mask: torch.Tensor) -> None:
-        n, c = self.num_envs, self.cfg
-        fresh_q = torch.stack([self._uniform(n, c.cart_pos_range), self._uniform(n, c.pole_pos_range)], 1)
-        fresh_v = torch.stack([self._uniform(n, c.cart_vel_range), self._uniform(n, c.pole_vel_range)], 1)
+        n = self.num_envs
+        fresh_q = torch.stack([self._uniform(n, self.cart_pos_range), self._uniform(n, self.pole_pos_range)], 1)
+        fresh_v = torch.stack([self._uniform(n, self.cart_vel_range), self._uniform(n, self.pole_vel_range)], 1)
         m = mask[:, None]
         self.q, self.v = torch.where(m, fresh_q, self.q), torch.where(m, fresh_v, self.v)
         self.length = torch.where(mask, 0, self.length)
 
     def _physics(self, force: torch.Tensor) -> None:
         inertia = POLE_MASS * POLE_LENGTH**2 / 3
-        for _ in range(self.cfg.decimation):
+        for _ in range(self.decimation):
             theta, x_dot, theta_dot = self.q[:, 1], self.v[:, 0], self.v[:, 1]
             ml_cos = POLE_MASS * POLE_COM * torch.cos(theta)
             a = CART_MASS + POLE_MASS
@@ -45,8 +53,8 @@ class TorchCartpole:
             rhs_t = POLE_MASS * GRAVITY * POLE_COM * torch.sin(theta)
             det = a * inertia - ml_cos**2
             acc = torch.stack([(inertia * rhs_x - ml_cos * rhs_t) / det, (a * rhs_t - ml_cos * rhs_x) / det], 1)
-            self.v = self.v + acc * self.cfg.sim_dt
-            self.q = self.q + self.v * self.cfg.sim_dt
+            self.v = self.v + acc * self.sim_dt
+            self.q = self.q + self.v * self.sim_dt
 
     @property
     def observations(self):
@@ -64,13 +72,12 @@ class TorchCartpole:
         return self.observations, {}
 
     def step(self, action: torch.Tensor):
-        c = self.cfg
-        self._physics(torch.clamp(action[:, 0] * c.action_scale, -400, 400))
+        self._physics(torch.clamp(action[:, 0] * self.action_scale, -400, 400))
         self.length += 1
-        terminated = self.q[:, 0].abs() > c.max_cart_pos
+        terminated = self.q[:, 0].abs() > self.max_cart_pos
         truncated = (self.length >= self.max_episode_length) & ~terminated
         failed = terminated.float()
-        w = c.reward_weights
+        w = self.weights
         reward = (w["alive"] * (1 - failed) + w["terminating"] * failed + w["pole_pos"] * self.q[:, 1] ** 2
                   + w["cart_vel"] * self.v[:, 0].abs() + w["pole_vel"] * self.v[:, 1].abs()) * self.step_dt
         self._reset(terminated | truncated)

@@ -84,15 +84,16 @@ def test_ant_stands_with_zero_action_and_humanoid_falls(impl):
 
 
 def _terms(env, qpos, qvel, action, prev_qpos):
-    task = env.core.task
-    data = env.core.physics.data(jnp.asarray(qpos), jnp.asarray(qvel))
-    return task.reward_terms(task.cfg, data, jnp.asarray(action), jnp.asarray(False), jnp.asarray(prev_qpos))
+    core = env.core
+    term_env = core.term_env(qpos, qvel, action=jnp.asarray(action), prev_qpos=jnp.asarray(prev_qpos))
+    return core.rewards.unweighted(term_env.replace(terminated=jnp.asarray(False)))
 
 
 def test_rewards_progress_heading_upright_energy_and_limits():
     env = make("Isaac-Humanoid-v0", num_envs=1)
-    consts = env.core.task.reset.keywords["consts"]
-    q0 = consts.qpos0.astype(np.float32)
+    m = env.core.physics.mj_model
+    gear_scaled = m.actuator_gear[:, 0] / m.actuator_gear[:, 0].max()
+    q0 = env.core.scene.default_qpos.astype(np.float32)
     dt = env.step_dt
     ahead = q0.copy()
     ahead[0] += 0.02
@@ -103,15 +104,15 @@ def test_rewards_progress_heading_upright_energy_and_limits():
     assert float(t["progress"]) == pytest.approx(0.02 / dt, rel=1e-3), "potential change toward +x per second"
     assert float(t["upright"]) == 1.0 and float(t["move_to_target"]) == 1.0 and float(t["alive"]) == 1.0
     assert float(t["action_l2"]) == pytest.approx(21 * 0.25)
-    assert float(t["energy"]) == pytest.approx(0.5 * consts.gear_scaled.sum(), rel=1e-5)
+    assert float(t["energy"]) == pytest.approx(0.5 * gear_scaled.sum(), rel=1e-5)
     assert float(t["joint_pos_limits"]) == 0.0
     # turned 90 degrees left (facing +y): heading projection 0, move_to_target 0; at a joint limit: a penalty
     turned = q0.copy()
     turned[3:7] = [math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4)]
-    turned[7] = consts.joint_upper[0]
+    turned[7] = m.jnt_range[1, 1]
     t = _terms(env, turned, np.zeros(27, np.float32), np.zeros(21, np.float32), turned)
     assert abs(float(t["move_to_target"])) < 1e-5 and float(t["progress"]) == pytest.approx(0, abs=1e-3)
-    assert float(t["joint_pos_limits"]) == pytest.approx(consts.gear_scaled[0], rel=1e-4)
+    assert float(t["joint_pos_limits"]) == pytest.approx(gear_scaled[0], rel=1e-4)
     # upside down: not upright
     flipped = q0.copy()
     flipped[3:7] = [0, 1, 0, 0]

@@ -27,6 +27,10 @@ class RewardManager:
         for term in self._terms:
             check_output(self.scene, term, env, "scalar")
 
+    def unweighted(self, env) -> dict:
+        """Each term's value, before its weight: for tests and tools."""
+        return {term.name: term(env) for term in self._terms}
+
     def compute(self, env) -> jax.Array:
         """Each term times its weight (a vector in config order); the reward is its sum."""
         if not self._terms:

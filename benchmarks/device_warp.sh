@@ -39,7 +39,7 @@
 #   envpair     issue H: `fleetlab bench env` (4096 envs, Warp) for the Go1 and the Humanoid, this tree against
 #               BASE_SRC's code (default .device_base, carried), alternated, ENVPAIR_REPS pairs (default 3), each run on
 #               an empty JAX compilation cache (so compile_s is the first step's whole XLA compile) and a Warp kernel
-#               cache filled by a warm-up first
+#               cache filled by a warm-up first (ENVPAIR_TASKS: the task names without Isaac-/-v0)
 #   braxgil     issue D: torch's background import beside epochs 2-3, this tree against BASE_SRC's code: the GIL
 #               probe (benchmarks/torch_import_gil.py), then brax Humanoid runs of 25 iterations (5 epochs) on one
 #               JAX cache filled by a first run, GIL_PAIRS pairs alternated (GIL_PROBES probes of each mode first)
@@ -103,7 +103,7 @@ PY
 for stage in "$@"; do
   case $stage in
     envpair)
-      for task in Velocity-Flat-Unitree-Go1 Humanoid; do
+      for task in ${ENVPAIR_TASKS:-Velocity-Flat-Unitree-Go1 Humanoid}; do
         timeout 200 python3 -m fleetlab bench env --task Isaac-$task-v0 --num_envs 4096 --device cuda:0 --steps 5 \
           --repeats 1 --physics_impl warp > "$OUT/envpair_${task}_warmup.log" 2>&1
         echo "warm-up $task rc $?" | tee -a "$log"

@@ -14,10 +14,15 @@ from fleetlab.mdp.math import put, quat_from_euler_xyz, quat_mul, take
 _AXES = ("x", "y", "z", "roll", "pitch", "yaw")
 
 
-def _ranges(ranges: dict) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.asarray([ranges.get(a, (0.0, 0.0))[0] for a in _AXES], np.float32)
-    hi = np.asarray([ranges.get(a, (0.0, 0.0))[1] for a in _AXES], np.float32)
-    return lo, hi
+def _draw_axes(key: jax.Array, ranges: dict) -> list:
+    """One value per axis of _AXES, U(ranges[axis]); an axis absent or with an empty range is a constant, so that
+    XLA folds what follows from it (a yaw-only reset computes no sine or cosine of roll and pitch)."""
+    u = jax.random.uniform(key, (len(_AXES),))
+    out = []
+    for i, axis in enumerate(_AXES):
+        lo, hi = ranges.get(axis, (0.0, 0.0))
+        out.append(float(lo) if lo == hi else lo + (hi - lo) * u[i])
+    return out
 
 
 def _clamp_range(env, joints) -> tuple[np.ndarray, np.ndarray]:
@@ -77,20 +82,19 @@ def reset_root_state_uniform(env, pose_range: dict, velocity_range: dict) -> dic
     world frame; the rotation applied after the default orientation) and moving at U(velocity_range) (m/s and
     rad/s: x, y, z world linear velocity; roll, pitch, yaw the angular velocity in the root frame)."""
     k_pose, k_vel = jax.random.split(env.key)
-    lo, hi = _ranges(pose_range)
-    pose = jax.random.uniform(k_pose, (6,), minval=lo, maxval=hi)
+    pose = _draw_axes(k_pose, pose_range)
     default = jnp.asarray(env.scene.default_qpos[:7], jnp.float32)
-    quat = quat_mul(quat_from_euler_xyz(pose[3], pose[4], pose[5]), default[3:7])
-    qpos = env.data.qpos.at[0:3].set(default[0:3] + pose[0:3]).at[3:7].set(quat)
-    lo, hi = _ranges(velocity_range)
-    qvel = env.data.qvel.at[0:6].set(jax.random.uniform(k_vel, (6,), minval=lo, maxval=hi))
-    return {"qpos": qpos, "qvel": qvel}
+    quat = quat_mul(quat_from_euler_xyz(*[jnp.float32(p) for p in pose[3:]]), default[3:7])
+    position = default[0:3] + jnp.stack([jnp.float32(p) for p in pose[:3]])
+    qpos = env.data.qpos.at[0:3].set(position).at[3:7].set(quat)
+    velocity = jnp.stack([jnp.float32(v) for v in _draw_axes(k_vel, velocity_range)])
+    return {"qpos": qpos, "qvel": env.data.qvel.at[0:6].set(velocity)}
 
 
 def push_by_setting_velocity(env, velocity_range: dict) -> dict:
     """The root's velocity plus U(velocity_range) (as in reset_root_state_uniform): a shove."""
-    lo, hi = _ranges(velocity_range)
-    return {"qvel": env.data.qvel.at[0:6].add(jax.random.uniform(env.key, (6,), minval=lo, maxval=hi))}
+    push = jnp.stack([jnp.float32(v) for v in _draw_axes(env.key, velocity_range)])
+    return {"qvel": env.data.qvel.at[0:6].add(push)}
 
 
 def randomize_rigid_body_mass(env, mass_distribution_params: tuple, bodies=Bodies(), operation: str = "add",

@@ -63,3 +63,25 @@ def test_a_task_from_the_users_own_package_trains_on_two_processes(tmp_path):
         summary = _summary(work / "logs")
         assert summary["task"] == "Pendulum-SwingUp-v0" and summary["world_size"] == 2, name
         assert summary["checksums_identical"], (name, summary["ranks"])
+
+
+def test_the_example_runs_on_both_physics_implementations(monkeypatch):
+    """The example's config (its own terms and the term library's) on MJX's JAX and MuJoCo Warp implementations:
+    the same actions from the same start give the same swing, and play's success metric is logged."""
+    import numpy as np
+    import torch
+
+    from fleetlab.envs import make
+
+    monkeypatch.syspath_prepend(os.path.join(REPO, "examples", "pendulum"))
+    import fleetlab_pendulum  # noqa: F401  (registers Pendulum-SwingUp-v0)
+
+    envs = {impl: make("Pendulum-SwingUp-v0", num_envs=4, seed=3, impl=impl) for impl in ("jax", "warp")}
+    assert envs["jax"].num_obs == 3 and envs["jax"].num_actions == 1
+    actions = torch.linspace(-1, 1, 4)[:, None]
+    for _ in range(25):
+        out = {impl: env.step(actions) for impl, env in envs.items()}
+    np.testing.assert_allclose(out["warp"][0]["policy"].numpy(), out["jax"][0]["policy"].numpy(), atol=1e-3)
+    upright = out["jax"][4]["log"]["Metrics/upright"]
+    assert 0.0 <= float(upright) <= 1.0
+    assert np.asarray(envs["jax"].state.qvel).std() > 0.1, "the motor swings the bob"

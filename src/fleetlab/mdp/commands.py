@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import CommandTerm
-from fleetlab.mdp.math import wrap_to_pi, yaw_roll
+from fleetlab.mdp.math import uniform, wrap_to_pi, yaw_roll
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,12 +33,13 @@ class UniformVelocityCommandCfg(CommandTerm):
 
     def sample(self, env) -> dict:
         k = jax.random.split(env.key, 6)
-        u = lambda key, lo_hi: jax.random.uniform(key, (), minval=lo_hi[0], maxval=lo_hi[1])  # noqa: E731
+        u = lambda key, lo_hi: uniform(key, (), lo_hi[0], lo_hi[1])  # noqa: E731
         r = self.ranges
+        heading = self.heading_command  # without heading control, its draws are constants: no random bits
         return {
             "command": jnp.stack([u(k[0], r.lin_vel_x), u(k[1], r.lin_vel_y), u(k[2], r.ang_vel_z)]),
-            "heading": u(k[3], r.heading),
-            "is_heading": jax.random.uniform(k[4]) < (self.rel_heading_envs if self.heading_command else 0.0),
+            "heading": u(k[3], r.heading) if heading else jnp.zeros((), jnp.float32),
+            "is_heading": jax.random.uniform(k[4]) < self.rel_heading_envs if heading else jnp.zeros((), bool),
             "is_standing": jax.random.uniform(k[5]) < self.rel_standing_envs,
         }
 

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from fleetlab.envs.cfg import Bodies, Joints
-from fleetlab.mdp.math import put, quat_from_euler_xyz, quat_mul, take
+from fleetlab.mdp.math import put, quat_from_euler_xyz, quat_mul, take, uniform
 
 _AXES = ("x", "y", "z", "roll", "pitch", "yaw")
 
@@ -17,11 +17,12 @@ _AXES = ("x", "y", "z", "roll", "pitch", "yaw")
 def _draw_axes(key: jax.Array, ranges: dict) -> list:
     """One value per axis of _AXES, U(ranges[axis]); an axis absent or with an empty range is a constant, so that
     XLA folds what follows from it (a yaw-only reset computes no sine or cosine of roll and pitch)."""
-    u = jax.random.uniform(key, (len(_AXES),))
+    drawn = [a for a in _AXES if ranges.get(a, (0.0, 0.0))[0] != ranges.get(a, (0.0, 0.0))[1]]
+    u = dict(zip(drawn, jax.random.uniform(key, (len(drawn),)))) if drawn else {}
     out = []
-    for i, axis in enumerate(_AXES):
+    for axis in _AXES:
         lo, hi = ranges.get(axis, (0.0, 0.0))
-        out.append(float(lo) if lo == hi else lo + (hi - lo) * u[i])
+        out.append(lo + (hi - lo) * u[axis] if axis in u else float(lo))
     return out
 
 
@@ -39,10 +40,10 @@ def reset_joints_by_offset(env, position_range: tuple, velocity_range: tuple, jo
     k_pos, k_vel = jax.random.split(env.key)
     qpos, qvel = env.data.qpos, env.data.qvel
     n = len(joints)
-    offsets = jax.random.uniform(k_pos, (n,), minval=position_range[0], maxval=position_range[1])
+    offsets = uniform(k_pos, (n,), position_range[0], position_range[1])
     lower, upper = _clamp_range(env, joints)
     positions = jnp.clip(take(qpos, joints.qpos) + offsets, lower, upper)
-    velocities = jax.random.uniform(k_vel, (n,), minval=velocity_range[0], maxval=velocity_range[1])
+    velocities = uniform(k_vel, (n,), velocity_range[0], velocity_range[1])
     return {"qpos": put(qpos, joints.qpos, positions), "qvel": put(qvel, joints.dof, take(qvel, joints.dof) + velocities)}
 
 
@@ -55,7 +56,7 @@ def reset_joints_by_offset_per_joint(env, position_range: tuple, velocity_range:
         raise ValueError(f"reset_joints_by_offset_per_joint: {n} joints, {len(position_range)} position and "
                          f"{len(velocity_range)} velocity ranges")
     keys = jax.random.split(env.key, 2 * n)
-    u = lambda key, lo_hi: jax.random.uniform(key, (), minval=lo_hi[0], maxval=lo_hi[1])  # noqa: E731
+    u = lambda key, lo_hi: uniform(key, (), lo_hi[0], lo_hi[1])  # noqa: E731
     qpos, qvel = env.data.qpos, env.data.qvel
     positions = take(qpos, joints.qpos) + jnp.stack([u(keys[i], position_range[i]) for i in range(n)])
     velocities = take(qvel, joints.dof) + jnp.stack([u(keys[n + i], velocity_range[i]) for i in range(n)])
@@ -69,11 +70,10 @@ def reset_joints_by_scale(env, position_range: tuple, velocity_range: tuple, joi
     qpos, qvel = env.data.qpos, env.data.qvel
     n = len(joints)
     default = jnp.asarray(env.scene.default_qpos[joints.qpos], jnp.float32)
-    scale = jax.random.uniform(k_pos, (n,), minval=position_range[0], maxval=position_range[1])
+    scale = uniform(k_pos, (n,), position_range[0], position_range[1])
     lower, upper = _clamp_range(env, joints)
     positions = jnp.clip(default * scale, lower, upper)
-    velocities = take(qvel, joints.dof) * jax.random.uniform(k_vel, (n,), minval=velocity_range[0],
-                                                             maxval=velocity_range[1])
+    velocities = take(qvel, joints.dof) * uniform(k_vel, (n,), velocity_range[0], velocity_range[1])
     return {"qpos": put(qpos, joints.qpos, positions), "qvel": put(qvel, joints.dof, velocities)}
 
 
@@ -103,8 +103,7 @@ def randomize_rigid_body_mass(env, mass_distribution_params: tuple, bodies=Bodie
     scaled by the same ratio (recompute_inertia: a body of the same shape and density)."""
     m = env.scene.mj_model
     default = jnp.asarray(m.body_mass, jnp.float32)
-    draw = jax.random.uniform(env.key, (len(bodies),), minval=mass_distribution_params[0],
-                              maxval=mass_distribution_params[1])
+    draw = uniform(env.key, (len(bodies),), mass_distribution_params[0], mass_distribution_params[1])
     base = default[bodies.ids]
     if operation == "add":
         mass = base + draw
@@ -126,8 +125,7 @@ def randomize_rigid_body_material(env, static_friction_range: tuple, bodies=Bodi
     body_set = set(bodies.ids.tolist())
     geoms = np.asarray([g for g in range(m.ngeom) if m.geom_bodyid[g] in body_set
                         and (m.geom_contype[g] or m.geom_conaffinity[g])], np.int32)
-    friction = jax.random.uniform(env.key, (len(geoms),), minval=static_friction_range[0],
-                                  maxval=static_friction_range[1])
+    friction = uniform(env.key, (len(geoms),), static_friction_range[0], static_friction_range[1])
     return {"geom_friction": jnp.asarray(m.geom_friction, jnp.float32).at[geoms, 0].set(friction)}
 
 

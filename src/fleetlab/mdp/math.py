@@ -42,6 +42,14 @@ def yaw_roll(quat: jax.Array) -> tuple[jax.Array, jax.Array]:
     return yaw, roll
 
 
+def uniform(key: jax.Array, shape: tuple, lo: float, hi: float) -> jax.Array:
+    """U(lo, hi) of `shape`; for an empty range (lo == hi, numbers known when the env is built) the constant
+    itself, with no random bits drawn: a range a config pins costs the step nothing."""
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo == hi:
+        return jnp.full(shape, lo, jnp.float32)
+    return jax.random.uniform(key, shape, minval=lo, maxval=hi)
+
+
 def wrap_to_pi(angle: jax.Array) -> jax.Array:
     return jnp.arctan2(jnp.sin(angle), jnp.cos(angle))
 

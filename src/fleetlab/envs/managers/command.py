@@ -13,6 +13,9 @@ from fleetlab.errors import FleetlabError
 
 
 def _uniform(key, lo_hi):
+    """U(lo_hi); a fixed time (lo == hi) is the constant, with no random bits drawn."""
+    if lo_hi[0] == lo_hi[1]:
+        return jnp.asarray(lo_hi[0], jnp.float32)
     return jax.random.uniform(key, (), minval=lo_hi[0], maxval=lo_hi[1])
 
 

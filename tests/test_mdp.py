@@ -247,7 +247,8 @@ def test_model_events(go1):
     assert f(out["body_inertia"][trunk.ids[0]]) == pytest.approx(m.body_inertia[trunk.ids[0]] * ratio, rel=1e-5)
     scaled = mdp.randomize_rigid_body_mass(env, mass_distribution_params=(0.5, 0.5), bodies=trunk, operation="scale")
     assert float(scaled["body_mass"][trunk.ids[0]]) == pytest.approx(m.body_mass[trunk.ids[0]] * 0.5, rel=1e-6)
-    out = mdp.randomize_rigid_body_material(env, static_friction_range=(1.1, 1.1), bodies=_sel(go1, mdp.Bodies("FR_calf")))
+    out = mdp.randomize_rigid_body_material(env, static_friction_range=(1.1, 1.1),
+                                            bodies=_sel(go1, mdp.Bodies("FR_calf")))
     foot = [g for g in range(m.ngeom) if m.geom_bodyid[g] == m.body("FR_calf").id and m.geom_contype[g]]
     assert f(out["geom_friction"][foot, 0]) == pytest.approx([1.1] * len(foot))
     others = np.delete(np.asarray(out["geom_friction"]), foot, axis=0)

@@ -13,5 +13,5 @@ from fleetlab.envs.registry import (
 )
 from fleetlab.envs.vec_env import VecEnv, to_jax, to_torch
 
-__all__ = ["Env", "ManagerBasedRLEnvCfg", "State", "TaskEntry", "TermEnv", "task_cfg", "VecEnv", "import_tasks", "list_tasks", "load_agent_yaml", "make",
-           "register", "resolve", "to_jax", "to_torch"]
+__all__ = ["Env", "ManagerBasedRLEnvCfg", "State", "TaskEntry", "TermEnv", "VecEnv", "import_tasks", "list_tasks",
+           "load_agent_yaml", "make", "register", "resolve", "task_cfg", "to_jax", "to_torch"]

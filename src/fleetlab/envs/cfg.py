@@ -66,7 +66,8 @@ class SceneCfg:
     xml_path: str = dataclasses.field(default="", metadata={"check": existing_file})
     sim_dt: float = dataclasses.field(default=0.005, metadata={"check": positive})
     decimation: int = dataclasses.field(default=4, metadata={"check": positive_int})  # physics steps per policy step
-    default_joint_pos: dict = dataclasses.field(default_factory=dict)  # joint name regex -> rad (Isaac Lab's init_state)
+    # joint name regex -> rad (Isaac Lab's init_state.joint_pos)
+    default_joint_pos: dict = dataclasses.field(default_factory=dict)
     init_root_pos: tuple | None = None  # (x, y, z) of a free root joint; None: the MJCF's
     # MuJoCo Warp's buffers per env (None: fleetlab.sim.mjx's defaults, 64 contacts and 512 constraint rows); a step
     # that needs more stops training with an error

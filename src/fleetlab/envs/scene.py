@@ -86,7 +86,8 @@ class Scene:
             raise FleetlabError(f"task '{self.task_id}', {where}: no contact sensor '{entity.sensor}' "
                                 f"(sensors: {', '.join(self.sensor_bodies) or 'none'})")
         index = self._match(entity, list(enumerate(bodies.names)), where, f"bodies of sensor '{entity.sensor}'")
-        return Selected("body", tuple(bodies.names[i] for i in index), np.asarray(index, np.int32), sensor=entity.sensor)
+        return Selected("body", tuple(bodies.names[i] for i in index), np.asarray(index, np.int32),
+                        sensor=entity.sensor)
 
     def _match(self, entity: Entity, candidates: list, where: str, what: str) -> list[int]:
         names = (entity.names,) if isinstance(entity.names, str) else tuple(entity.names)

@@ -44,7 +44,8 @@ def reset_joints_by_offset(env, position_range: tuple, velocity_range: tuple, jo
     lower, upper = _clamp_range(env, joints)
     positions = jnp.clip(take(qpos, joints.qpos) + offsets, lower, upper)
     velocities = uniform(k_vel, (n,), velocity_range[0], velocity_range[1])
-    return {"qpos": put(qpos, joints.qpos, positions), "qvel": put(qvel, joints.dof, take(qvel, joints.dof) + velocities)}
+    return {"qpos": put(qpos, joints.qpos, positions),
+            "qvel": put(qvel, joints.dof, take(qvel, joints.dof) + velocities)}
 
 
 def reset_joints_by_offset_per_joint(env, position_range: tuple, velocity_range: tuple, joints=Joints()) -> dict:

@@ -121,5 +121,5 @@ def generated_commands(env, command_name: str) -> jax.Array:
 
 
 __all__ = ["base_pos_z", "base_lin_vel", "base_ang_vel", "projected_gravity", "base_yaw_roll", "base_angle_to_target",
-           "base_up_proj", "base_heading_proj", "base_orientation_to_target", "joint_pos_rel", "joint_vel_rel", "joint_pos_limit_normalized",
-           "body_incoming_wrench", "last_action", "generated_commands"]
+           "base_up_proj", "base_heading_proj", "base_orientation_to_target", "joint_pos_rel", "joint_vel_rel",
+           "joint_pos_limit_normalized", "body_incoming_wrench", "last_action", "generated_commands"]

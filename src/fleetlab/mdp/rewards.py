@@ -145,5 +145,6 @@ def feet_air_time(env, command_name: str, sensor_cfg, threshold: float) -> jax.A
 
 __all__ = ["is_alive", "is_terminated", "progress_reward", "upright_posture_bonus", "move_to_target_bonus",
            "action_l2", "action_rate_l2", "power_consumption", "joint_pos_limits_penalty_ratio",
-           "joint_pos_target_l2", "joint_vel_l1", "joint_vel_l2", "joint_torques_l2", "joint_acc_l2", "track_lin_vel_xy_exp",
-           "track_ang_vel_z_exp", "lin_vel_z_l2", "ang_vel_xy_l2", "flat_orientation_l2", "feet_air_time"]
+           "joint_pos_target_l2", "joint_vel_l1", "joint_vel_l2", "joint_torques_l2", "joint_acc_l2",
+           "track_lin_vel_xy_exp", "track_ang_vel_z_exp", "lin_vel_z_l2", "ang_vel_xy_l2", "flat_orientation_l2",
+           "feet_air_time"]

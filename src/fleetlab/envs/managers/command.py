@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import CommandTerm
+from fleetlab.envs.managers.term import require_type
 from fleetlab.envs.scene import Scene
 from fleetlab.errors import FleetlabError
 
@@ -22,9 +23,7 @@ def _uniform(key, lo_hi):
 class CommandManager:
     def __init__(self, cfg: dict, scene: Scene):
         self.scene = scene
-        for name, term in cfg.items():
-            if not isinstance(term, CommandTerm):
-                raise FleetlabError(f"task '{scene.task_id}', command '{name}': {term!r} is not a CommandTerm")
+        require_type(scene, cfg, CommandTerm, "command")
         self._terms = dict(cfg)
 
     @property
@@ -56,7 +55,8 @@ class CommandManager:
             old = env.commands[name]
             k_sample, k_time = jax.random.split(key)
             time_left = old["time_left"] - self.scene.dt
-            fresh = {**term.sample(env.replace(key=k_sample)), "time_left": _uniform(k_time, term.resampling_time_range)}
+            fresh = {**term.sample(env.replace(key=k_sample)),
+                     "time_left": _uniform(k_time, term.resampling_time_range)}
             due = time_left <= 0
             new = jax.tree_util.tree_map(lambda f, o: jnp.where(due, f, o), fresh, {**old, "time_left": time_left})
             state[name] = term.update(env, new)

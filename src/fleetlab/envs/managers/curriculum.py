@@ -8,17 +8,14 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import CurrTerm
-from fleetlab.envs.managers.term import check_output, make_term
+from fleetlab.envs.managers.term import check_output, make_term, require_type
 from fleetlab.envs.scene import Scene
-from fleetlab.errors import FleetlabError
 
 
 class CurriculumManager:
     def __init__(self, cfg: dict, scene: Scene):
         self.scene = scene
-        for name, term in cfg.items():
-            if not isinstance(term, CurrTerm):
-                raise FleetlabError(f"task '{scene.task_id}', curriculum term '{name}': {term!r} is not a CurrTerm")
+        require_type(scene, cfg, CurrTerm, "curriculum term")
         self._terms = [make_term(scene, "curriculum", name, t.func, t.params) for name, t in cfg.items()]
         self._initial = {name: t.initial for name, t in cfg.items()}
         self.names = tuple(cfg)

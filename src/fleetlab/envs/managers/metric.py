@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import MetricTerm
-from fleetlab.envs.managers.term import check_output, make_term
+from fleetlab.envs.managers.term import check_output, make_term, require_type
 from fleetlab.envs.scene import Scene
 from fleetlab.errors import FleetlabError
 
@@ -15,9 +15,7 @@ from fleetlab.errors import FleetlabError
 class MetricManager:
     def __init__(self, cfg: dict, scene: Scene, success: str):
         self.scene = scene
-        for name, term in cfg.items():
-            if not isinstance(term, MetricTerm):
-                raise FleetlabError(f"task '{scene.task_id}', metric term '{name}': {term!r} is not a MetricTerm")
+        require_type(scene, cfg, MetricTerm, "metric term")
         if success and success not in cfg:
             raise FleetlabError(f"task '{scene.task_id}': success='{success}' names no metric term (metrics: "
                                 f"{', '.join(cfg) or 'none'})")

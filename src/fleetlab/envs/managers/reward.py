@@ -7,17 +7,14 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import RewTerm
-from fleetlab.envs.managers.term import check_output, make_term
+from fleetlab.envs.managers.term import check_output, make_term, require_type
 from fleetlab.envs.scene import Scene
-from fleetlab.errors import FleetlabError
 
 
 class RewardManager:
     def __init__(self, cfg: dict, scene: Scene, scale_by_dt: bool):
         self.scene = scene
-        for name, term in cfg.items():
-            if not isinstance(term, RewTerm):
-                raise FleetlabError(f"task '{scene.task_id}', reward term '{name}': {term!r} is not a RewTerm")
+        require_type(scene, cfg, RewTerm, "reward term")
         self._terms = [make_term(scene, "reward", name, term.func, term.params) for name, term in cfg.items()]
         self.names = tuple(cfg)
         scale = scene.dt if scale_by_dt else 1.0

@@ -27,6 +27,13 @@ class Term:
         return self.func(env, **self.params)
 
 
+def require_type(scene: Scene, cfg: dict, cls, kind: str) -> None:
+    """Every entry of a manager's dict is a `cls` (a RewTerm in rewards, ...)."""
+    for name, term in cfg.items():
+        if not isinstance(term, cls):
+            raise FleetlabError(f"task '{scene.task_id}', {kind} '{name}': {term!r} is not a {cls.__name__}")
+
+
 def make_term(scene: Scene, kind: str, name: str, func, params: dict) -> Term:
     where = f"{kind} term '{name}'"
     if not callable(func):
@@ -70,4 +77,4 @@ def check_output(scene: Scene, term: Term, env, rule: str) -> jax.ShapeDtypeStru
     return out
 
 
-__all__ = ["Term", "check_output", "make_term", "output_of"]
+__all__ = ["Term", "check_output", "make_term", "output_of", "require_type"]

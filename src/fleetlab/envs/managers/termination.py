@@ -9,17 +9,14 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import DoneTerm
-from fleetlab.envs.managers.term import check_output, make_term
+from fleetlab.envs.managers.term import check_output, make_term, require_type
 from fleetlab.envs.scene import Scene
-from fleetlab.errors import FleetlabError
 
 
 class TerminationManager:
     def __init__(self, cfg: dict, scene: Scene):
         self.scene = scene
-        for name, term in cfg.items():
-            if not isinstance(term, DoneTerm):
-                raise FleetlabError(f"task '{scene.task_id}', termination term '{name}': {term!r} is not a DoneTerm")
+        require_type(scene, cfg, DoneTerm, "termination term")
         self._terms = [(make_term(scene, "termination", name, t.func, t.params), t.time_out) for name, t in cfg.items()]
         self.names = tuple(cfg)
         self.time_outs = tuple(t.time_out for t in cfg.values())

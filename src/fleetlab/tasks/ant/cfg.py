@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 import os
 
-from fleetlab.mdp import ManagerBasedRLEnvCfg
+from fleetlab import mdp
 from fleetlab.tasks.locomotion import classic_locomotion
 
 XML = os.path.join(os.path.dirname(__file__), "ant.xml")
 
 
-def ant() -> ManagerBasedRLEnvCfg:
+def ant() -> mdp.ManagerBasedRLEnvCfg:
     return classic_locomotion(
         XML, feet=("front_left_foot", "front_right_foot", "left_back_foot", "right_back_foot"),
         weights={"progress": 1.0, "alive": 0.5, "upright": 0.1, "move_to_target": 0.5, "action_l2": -0.005,

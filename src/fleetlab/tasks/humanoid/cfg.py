@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 
-from fleetlab.mdp import ManagerBasedRLEnvCfg
+from fleetlab import mdp
 from fleetlab.tasks.locomotion import classic_locomotion
 
 XML = os.path.join(os.path.dirname(__file__), "humanoid.xml")
 
 
-def humanoid() -> ManagerBasedRLEnvCfg:
+def humanoid() -> mdp.ManagerBasedRLEnvCfg:
     return classic_locomotion(
         XML, feet=("left_foot", "right_foot"),
         weights={"progress": 1.0, "alive": 2.0, "upright": 0.1, "move_to_target": 0.5, "action_l2": -0.01,

@@ -105,15 +105,21 @@ def test_randomization_ranges():
     trunk, feet = m.body("trunk").id, [g for g in range(m.ngeom) if m.geom_bodyid[g] in
                                         [m.body(f"{leg}_calf").id for leg in ("FR", "FL", "RR", "RL")]
                                         and m.geom_contype[g]]
+    # the env keeps only the entries the events set: the trunk's mass and inertia, the feet's friction
+    assert env.core.events.model_fields["body_mass"][0].tolist() == [trunk]
+    assert sorted(env.core.events.model_fields["geom_friction"][0].tolist()) == sorted(feet)
     model = {k: np.asarray(v) for k, v in env.state.persistent["model"].items()}
-    added = model["body_mass"][:, trunk] - m.body_mass[trunk]
+    added = model["body_mass"][:, 0] - m.body_mass[trunk]
     assert -1.0 <= added.min() < -0.9 and 2.9 < added.max() <= 3.0
-    ratio = model["body_inertia"][:, trunk] / m.body_inertia[trunk]
-    assert np.allclose(ratio, (model["body_mass"][:, trunk] / m.body_mass[trunk])[:, None], rtol=1e-5)
-    friction = model["geom_friction"][:, feet, 0]
-    assert 0.5 <= friction.min() < 0.55 and 1.2 < friction.max() <= 1.25
-    others = np.delete(model["body_mass"], trunk, axis=1)
-    assert np.allclose(others, np.delete(m.body_mass, trunk)), "only the trunk's mass is drawn"
+    ratio = model["body_inertia"][:, 0] / m.body_inertia[trunk]
+    assert np.allclose(ratio, (model["body_mass"][:, 0] / m.body_mass[trunk])[:, None], rtol=1e-5)
+    friction = model["geom_friction"]
+    assert friction.shape == (2000, len(feet)) and 0.5 <= friction.min() < 0.55 and 1.2 < friction.max() <= 1.25
+    # the env's model: the shared one with these entries
+    entries = {k: v[7] for k, v in env.state.persistent["model"].items()}
+    one = env.core.events.model_with(env.core.physics.model, entries)
+    assert float(one.body_mass[trunk]) == pytest.approx(float(model["body_mass"][7, 0]))
+    assert np.allclose(np.delete(np.asarray(one.body_mass), trunk), np.delete(m.body_mass, trunk)), "only the trunk"
     # drawn once per env at startup, kept across resets; a heavier trunk sits lower on the same PD gains
     cfg = with_event_params(go1_flat(), "reset_base", pose_range={"x": (-0.5, 0.5), "y": (-0.5, 0.5)})
     env = vec_env(cfg, 8)
@@ -121,7 +127,7 @@ def test_randomization_ranges():
     for _ in range(50):
         env.step(torch.zeros(8, 12))
     assert np.array_equal(before, np.asarray(env.state.persistent["model"]["body_mass"]))
-    added, height = before[:, trunk], np.asarray(env.state.qpos[:, 2])
+    added, height = before[:, 0], np.asarray(env.state.qpos[:, 2])
     assert np.corrcoef(added, height)[0, 1] < -0.9, (added, height)
 
 

@@ -3,8 +3,9 @@ then one dict of named terms per manager. Every term is a pure JAX function of O
 `func(env, **params)`, where `env` is the `TermEnv` of the step (envs/term_env.py). What each kind returns:
 
     observation, reward, termination, metric   a JAX array (obs: 1-D float; the others: a scalar)
-    event                                      a dict of replacements: "qpos", "qvel", or a model field
-                                               ("body_mass", "geom_friction", ...) made per env from then on
+    event                                      a dict of replacements: "qpos", "qvel", or a model field's
+                                               entries (`ModelEntries`: body_mass[bodies], ...), per env from
+                                               then on
     curriculum                                 the term's new value (one per env), run when an episode ends
     command                                    a CommandTerm subclass: sample(env) and update(env, state)
 
@@ -18,6 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Callable
+
+import jax
+import numpy as np
 
 from fleetlab.checks import existing_file, optional, positive, positive_int
 
@@ -55,6 +59,28 @@ def Sites(*names: str) -> Entity:  # noqa: N802
 
 def SensorBodies(sensor: str, *names: str) -> Entity:  # noqa: N802
     return Entity("body", names or (".*",), sensor=sensor)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelEntries:
+    """What an event sets of one MJX model field: field[index] = values, for this env. `index` is static (numpy
+    indices known when the env is built, e.g. (body_ids,) or (geom_ids, 0)): the env keeps only these values per
+    env, and the entries no event names stay the shared model's constants, which XLA folds into the step."""
+
+    index: tuple
+    values: object
+
+    def __post_init__(self):
+        # hashable (ints and tuples of ints): JAX traces it as static data of the pytree
+        index = tuple(tuple(int(x) for x in np.ravel(i)) if np.ndim(i) else int(i) for i in self.index)
+        object.__setattr__(self, "index", index)
+
+    @property
+    def np_index(self) -> tuple:
+        return tuple(np.asarray(i) if isinstance(i, tuple) else i for i in self.index)
+
+
+jax.tree_util.register_dataclass(ModelEntries, data_fields=["values"], meta_fields=["index"])
 
 
 # -- the scene --------------------------------------------------------------------------------------------------
@@ -249,5 +275,6 @@ class ManagerBasedRLEnvCfg:
 
 __all__ = ["ContactSensorCfg", "CommandTerm", "CurrTerm", "DoneTerm", "EVENT_MODES", "Entity", "EventTerm",
            "GaussianNoise", "JointEffortAction", "JointPositionAction", "ManagerBasedRLEnvCfg", "MetricTerm",
+           "ModelEntries",
            "ObsGroup", "ObsTerm", "RewTerm", "SceneCfg", "UniformNoise", "Bodies", "Geoms", "Joints", "SensorBodies",
            "Sites"]

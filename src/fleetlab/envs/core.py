@@ -149,8 +149,7 @@ class Env:
     # -- the pure functions ----------------------------------------------------------------------------------------
 
     def _model(self, persistent: dict):
-        fields = persistent.get("model", {})
-        return self.physics.model.replace(**fields) if fields else self.physics.model
+        return self.events.model_with(self.physics.model, persistent.get("model", {}))
 
     def init(self, key: jax.Array) -> State:
         """An env as made: its startup events draw its model fields, then its first episode starts."""

@@ -19,6 +19,7 @@ from fleetlab.envs.cfg import (  # noqa: F401  (the config types, so that a task
     JointPositionAction,
     ManagerBasedRLEnvCfg,
     MetricTerm,
+    ModelEntries,
     ObsGroup,
     ObsTerm,
     RewTerm,

@@ -1,5 +1,5 @@
 """Event terms (Isaac Lab's isaaclab.envs.mdp.events): pure functions of one env and its key (env.key) returning
-the replacements, {"qpos": ...}, {"qvel": ...} or model fields ({"body_mass": ...}). Defaults are the scene's
+the replacements, {"qpos": ...}, {"qvel": ...} or a model field's entries ({"body_mass": ModelEntries(...)}). Defaults are the scene's
 (the MJCF's model, the default joint positions), so events do not compound."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from fleetlab.envs.cfg import Bodies, Joints
+from fleetlab.envs.cfg import Bodies, Joints, ModelEntries
 from fleetlab.mdp.math import put, quat_from_euler_xyz, quat_mul, take, uniform
 
 _AXES = ("x", "y", "z", "roll", "pitch", "yaw")
@@ -112,10 +112,10 @@ def randomize_rigid_body_mass(env, mass_distribution_params: tuple, bodies=Bodie
         mass = base * draw
     else:
         raise ValueError(f"randomize_rigid_body_mass: operation '{operation}' is not 'add' or 'scale'")
-    out = {"body_mass": default.at[bodies.ids].set(mass)}
+    out = {"body_mass": ModelEntries((bodies.ids,), mass)}
     if recompute_inertia:
-        inertia = jnp.asarray(m.body_inertia, jnp.float32)
-        out["body_inertia"] = inertia.at[bodies.ids].multiply((mass / base)[:, None])
+        inertia = jnp.asarray(m.body_inertia[bodies.ids], jnp.float32)
+        out["body_inertia"] = ModelEntries((bodies.ids,), inertia * (mass / base)[:, None])
     return out
 
 
@@ -127,7 +127,7 @@ def randomize_rigid_body_material(env, static_friction_range: tuple, bodies=Bodi
     geoms = np.asarray([g for g in range(m.ngeom) if m.geom_bodyid[g] in body_set
                         and (m.geom_contype[g] or m.geom_conaffinity[g])], np.int32)
     friction = uniform(env.key, (len(geoms),), static_friction_range[0], static_friction_range[1])
-    return {"geom_friction": jnp.asarray(m.geom_friction, jnp.float32).at[geoms, 0].set(friction)}
+    return {"geom_friction": ModelEntries((geoms, 0), friction)}
 
 
 __all__ = ["reset_joints_by_offset", "reset_joints_by_offset_per_joint", "reset_joints_by_scale",

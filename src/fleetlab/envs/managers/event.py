@@ -4,15 +4,17 @@
     reset     at each episode start, in config order, on the default state (root pose, joint positions)
     interval  every U(interval_range_s) seconds of each env's episode (a push)
 
-An event returns a dict of replacements: "qpos", "qvel", or model fields. A model field any event returns is kept
-per env from then on (State.persistent["model"]) and steps that env's physics."""
+An event returns a dict of replacements: "qpos", "qvel", or a model field's entries (envs.cfg.ModelEntries). The
+entries an event sets are kept per env from then on (State.persistent["model"]: their values only) and step that
+env's physics; the rest of the field stays the shared model's."""
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from fleetlab.envs.cfg import EVENT_MODES, EventTerm
+from fleetlab.envs.cfg import EVENT_MODES, EventTerm, ModelEntries
 from fleetlab.envs.managers.term import make_term
 from fleetlab.envs.scene import Scene
 from fleetlab.errors import FleetlabError
@@ -40,7 +42,7 @@ class EventManager:
                 raise FleetlabError(f"{where}: an interval event needs interval_range_s=(min_s, max_s), 0 < min <= max")
             self.terms[event.mode].append(make_term(scene, "event", name, event.func, event.params))
             self._ranges[name] = event.interval_range_s
-        self.model_fields: dict = {}  # field -> its shared value, filled by check()
+        self.model_fields: dict = {}  # field -> the static index of its entries set per env, filled by check()
 
     @property
     def num_reset_keys(self) -> int:
@@ -63,31 +65,52 @@ class EventManager:
                     if term in self.terms["startup"]:
                         raise FleetlabError(f"{where}: a startup event cannot set {field} (use a reset event)")
                     expected = getattr(env.data, field)
-                elif hasattr(env.model, field) and hasattr(getattr(env.model, field), "shape"):
-                    expected = getattr(env.model, field)
-                    self.model_fields[field] = expected
-                else:
+                elif not (hasattr(env.model, field) and hasattr(getattr(env.model, field), "shape")):
                     raise FleetlabError(f"{where}: returns '{field}', which is neither qpos, qvel nor a field of "
                                         "MJX's Model")
+                elif not isinstance(value, ModelEntries):
+                    raise FleetlabError(f"{where}: returns '{field}' as {type(value).__name__}; a model field's "
+                                        "change is ModelEntries(index, values)")
+                else:
+                    shared = getattr(env.model, field)
+                    expected = jax.eval_shape(lambda s=shared, v=value: s[v.np_index])
+                    if self.model_fields.setdefault(field, value.np_index) is not value.np_index and not _same_index(
+                            self.model_fields[field], value.np_index):
+                        raise FleetlabError(f"{where}: sets other entries of '{field}' than another event does; "
+                                            "let one event set them")
+                    value = value.values
                 if tuple(value.shape) != tuple(expected.shape):
                     raise FleetlabError(f"{where}: '{field}' has shape {tuple(value.shape)}, the model's has "
                                         f"{tuple(expected.shape)}")
 
+    def shared_entries(self, shared_model) -> dict:
+        """The per-env entries before any event: the shared model's."""
+        return {field: getattr(shared_model, field)[index] for field, index in self.model_fields.items()}
+
+    def model_with(self, shared_model, entries: dict):
+        """The shared model with this env's entries."""
+        if not entries:
+            return shared_model
+        return shared_model.replace(**{field: getattr(shared_model, field).at[self.model_fields[field]].set(values)
+                                       for field, values in entries.items()})
+
     def startup(self, env, key: jax.Array) -> dict:
-        """The per-env model fields: the shared values, then each startup event's draws."""
-        model = {field: getattr(env.model, field) for field in self.model_fields}
+        """The per-env model entries: the shared values, then each startup event's draws."""
+        entries = self.shared_entries(env.model)
         keys = jax.random.split(key, max(1, len(self.terms["startup"])))
         for term, k in zip(self.terms["startup"], keys):
-            model.update(term(env.replace(key=k, model=env.model.replace(**model))))
-        return model
+            out = term(env.replace(key=k, model=self.model_with(env.model, entries)))
+            entries.update({f: v.values for f, v in out.items()})
+        return entries
 
-    def _apply(self, terms, env, keys, physics, model: dict, qpos, qvel):
+    def _apply(self, terms, env, keys, physics, entries: dict, qpos, qvel):
+        shared = physics.model
         for term, key in zip(terms, keys):
-            view = env.replace(key=key, data=physics.data(qpos, qvel), model=env.model.replace(**model))
+            view = env.replace(key=key, data=physics.data(qpos, qvel), model=self.model_with(shared, entries))
             out = term(view)
             qpos, qvel = out.get("qpos", qpos), out.get("qvel", qvel)
-            model = {**model, **{f: v for f, v in out.items() if f not in STATE_FIELDS}}
-        return model, qpos, qvel
+            entries = {**entries, **{f: v.values for f, v in out.items() if f not in STATE_FIELDS}}
+        return entries, qpos, qvel
 
     def reset(self, env, keys: list, physics, model: dict, qpos, qvel):
         """(model fields, qpos, qvel) after the reset events, in config order."""
@@ -109,6 +132,10 @@ class EventManager:
             qpos, qvel = keep(q, qpos), keep(v, qvel)
             new_timers[term.name] = jnp.where(due, _uniform(k_time, self._ranges[term.name]), left)
         return new_timers, model, qpos, qvel
+
+
+def _same_index(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a, b))
 
 
 __all__ = ["EventManager"]

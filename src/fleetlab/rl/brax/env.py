@@ -34,7 +34,7 @@ class BraxEnv:
         self._policy = slice(0, core.num_obs) if core.num_obs < core.observations.size else slice(None)
 
     def reset(self, rng: jax.Array) -> State:
-        inner = self.core.reset(rng)
+        inner = self.core.init(rng)  # startup events too (per-env model entries)
         zero = jnp.zeros((), jnp.float32)
         metrics = {"steps": jnp.zeros((), jnp.int32), "episode_stats": jnp.zeros(len(self.stat_names), jnp.float32)}
         return State(pipeline_state=inner, obs=inner.obs[self._policy], reward=zero, done=zero, metrics=metrics,

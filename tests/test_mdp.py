@@ -64,6 +64,10 @@ def test_root_observations(go1):
     bearing = math.atan2(to_target[1], to_target[0])
     assert f(mdp.base_angle_to_target(env, target)) == pytest.approx([bearing - YAW], abs=1e-5)
     assert f(mdp.base_heading_proj(env, target)) == pytest.approx([math.cos(bearing - YAW)], abs=1e-5)
+    assert f(mdp.base_orientation_to_target(env, target)) == pytest.approx(
+        [YAW, 0.0, bearing - YAW, 1.0, math.cos(bearing - YAW)], abs=1e-5), "the four above, in one term"
+    commanded = env.replace(commands={"base_velocity": {"command": jnp.asarray([0.3, -0.2, 0.1])}})
+    assert f(mdp.generated_commands(commanded, command_name="base_velocity")) == pytest.approx([0.3, -0.2, 0.1])
     rolled = q.copy()
     rolled[3:7] = [math.cos(0.1), math.sin(0.1), 0, 0]  # 0.2 rad about x: gravity's y in the base frame is -sin(0.2)
     env = go1.term_env(rolled, v)

@@ -151,7 +151,7 @@ class Physics:
     def body_forces(self, data: mjx.Data) -> mjx.Data:
         """data with cfrc_int/cfrc_ext filled (MuJoCo's mj_rnePostConstraint), from the constraint forces of the
         step that made `data`. MuJoCo Warp computes them inside each step when the model asks for it
-        (load_physics(body_forces=True) sets opt.run_rne_postconstraint); MJX's JAX implementation has the function
+        (Physics.with_body_forces sets opt.run_rne_postconstraint); MJX's JAX implementation has the function
         but does not export it (3.17)."""
         if self.impl == "warp":
             return data
@@ -254,12 +254,12 @@ def load_model(xml_path: str, where: str = "") -> mujoco.MjModel:
 
 
 def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
-                 num_envs: int = 1, body_forces: bool = False, contacts_per_env: int | None = None,
-                 constraints_per_env: int | None = None, where: str = "") -> Physics:
+                 num_envs: int = 1, contacts_per_env: int | None = None, constraints_per_env: int | None = None,
+                 where: str = "") -> Physics:
     """The model (an MJCF path, or a compiled MjModel) on `device` with implementation `impl` ("auto", "jax",
     "warp"). MuJoCo Warp's buffers: `contacts_per_env` times `num_envs` contacts (shared by all envs) and
     `constraints_per_env` constraint rows per env (None: WARP_CONTACTS_PER_ENV, WARP_CONSTRAINTS_PER_ENV).
-    `body_forces` makes Warp compute cfrc_int (Physics.with_body_forces does it later)."""
+    Physics.with_body_forces makes Warp compute cfrc_int, for an env whose terms read it."""
     impl = resolve_impl(impl, device)
     if decimation < 1:
         raise FleetlabError(f"decimation must be >= 1, got {decimation}")
@@ -277,7 +277,7 @@ def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int,
     if impl == "warp":
         # MuJoCo Warp prints a warning on every step that hits an overflow, iteration limits included; fleetlab
         # raises its own error on buffer overflows instead (VecEnv), so the prints are off.
-        warp_opt = model.opt._impl.replace(warn_overflow=0, run_rne_postconstraint=body_forces)
+        warp_opt = model.opt._impl.replace(warn_overflow=0, run_rne_postconstraint=False)
         # MJX's default graph mode (WARP) replays a captured CUDA graph only for the same buffer addresses; in
         # training they move, and Warp re-captures (H200, Humanoid, 16384 envs: rollout 269 ms per iteration).
         # WARP_STAGED captures once on staging buffers: 193 ms, and 65.5M Humanoid steps in 95 s instead of 142 s

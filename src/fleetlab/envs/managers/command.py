@@ -8,16 +8,10 @@ import jax
 import jax.numpy as jnp
 
 from fleetlab.envs.cfg import CommandTerm
-from fleetlab.envs.managers.term import require_type
+from fleetlab.envs.managers.term import random_time, require_type
 from fleetlab.envs.scene import Scene
 from fleetlab.errors import FleetlabError
 
-
-def _uniform(key, lo_hi):
-    """U(lo_hi); a fixed time (lo == hi) is the constant, with no random bits drawn."""
-    if lo_hi[0] == lo_hi[1]:
-        return jnp.asarray(lo_hi[0], jnp.float32)
-    return jax.random.uniform(key, (), minval=lo_hi[0], maxval=lo_hi[1])
 
 
 class CommandManager:
@@ -44,7 +38,7 @@ class CommandManager:
         for (name, term), key in zip(self._terms.items(), keys):
             k_sample, k_time = jax.random.split(key)
             state[name] = {**term.sample(env.replace(key=k_sample)),
-                           "time_left": _uniform(k_time, term.resampling_time_range)}
+                           "time_left": random_time(k_time, term.resampling_time_range)}
             state[name] = term.update(env.replace(commands={**env.commands, **state}), state[name])
         return state
 
@@ -56,7 +50,7 @@ class CommandManager:
             k_sample, k_time = jax.random.split(key)
             time_left = old["time_left"] - self.scene.dt
             fresh = {**term.sample(env.replace(key=k_sample)),
-                     "time_left": _uniform(k_time, term.resampling_time_range)}
+                     "time_left": random_time(k_time, term.resampling_time_range)}
             due = time_left <= 0
             new = jax.tree_util.tree_map(lambda f, o: jnp.where(due, f, o), fresh, {**old, "time_left": time_left})
             state[name] = term.update(env, new)

@@ -15,15 +15,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from fleetlab.envs.cfg import EVENT_MODES, EventTerm, ModelEntries
-from fleetlab.envs.managers.term import make_term
+from fleetlab.envs.managers.term import make_term, random_time
 from fleetlab.envs.scene import Scene
 from fleetlab.errors import FleetlabError
 
 STATE_FIELDS = ("qpos", "qvel")
 
-
-def _uniform(key, lo_hi):
-    return jax.random.uniform(key, (), minval=lo_hi[0], maxval=lo_hi[1])
 
 
 class EventManager:
@@ -117,7 +114,7 @@ class EventManager:
         return self._apply(self.terms["reset"], env, keys, physics, model, qpos, qvel)
 
     def reset_timers(self, keys: list) -> dict:
-        return {t.name: _uniform(k, self._ranges[t.name]) for t, k in zip(self.terms["interval"], keys)}
+        return {t.name: random_time(k, self._ranges[t.name]) for t, k in zip(self.terms["interval"], keys)}
 
     def interval(self, env, timers: dict, keys: list, physics, model: dict, qpos, qvel):
         """The interval events whose timer ran out, applied after this step; (timers, model, qpos, qvel)."""
@@ -130,7 +127,7 @@ class EventManager:
             keep = lambda new, old: jnp.where(due, new, old)  # noqa: E731
             model = jax.tree_util.tree_map(keep, m, model)
             qpos, qvel = keep(q, qpos), keep(v, qvel)
-            new_timers[term.name] = jnp.where(due, _uniform(k_time, self._ranges[term.name]), left)
+            new_timers[term.name] = jnp.where(due, random_time(k_time, self._ranges[term.name]), left)
         return new_timers, model, qpos, qvel
 
 

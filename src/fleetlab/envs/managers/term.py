@@ -27,6 +27,14 @@ class Term:
         return self.func(env, **self.params)
 
 
+def random_time(key: jax.Array, lo_hi: tuple) -> jax.Array:
+    """A timer's duration, U(lo_hi) seconds (command resampling, interval events); a fixed one (lo == hi) is the
+    constant, with no random bits drawn."""
+    if lo_hi[0] == lo_hi[1]:
+        return jnp.asarray(lo_hi[0], jnp.float32)
+    return jax.random.uniform(key, (), minval=lo_hi[0], maxval=lo_hi[1])
+
+
 def require_type(scene: Scene, cfg: dict, cls, kind: str) -> None:
     """Every entry of a manager's dict is a `cls` (a RewTerm in rewards, ...)."""
     for name, term in cfg.items():
@@ -77,4 +85,4 @@ def check_output(scene: Scene, term: Term, env, rule: str) -> jax.ShapeDtypeStru
     return out
 
 
-__all__ = ["Term", "check_output", "make_term", "output_of", "require_type"]
+__all__ = ["Term", "check_output", "make_term", "output_of", "random_time", "require_type"]

@@ -1,4 +1,5 @@
-"""The functional env core, in the style of Brax's envs/base.py: `reset(key) -> State`, `step(State, action) -> State`.
+"""The functional env core, in the style of Brax's envs/base.py: `init(key) -> State` (Brax's reset),
+`step(State, action) -> State`.
 
 Both functions act on ONE env and are pure; the VecEnv shell vmaps and jits them. `step` auto-resets an env whose
 episode ended, as Brax and Isaac Lab do, so the returned obs of a done env is already its next episode's first obs
@@ -149,11 +150,15 @@ class Env:
     # -- the pure functions ----------------------------------------------------------------------------------------
 
     def _model(self, persistent: dict):
-        return self.events.model_with(self.physics.model, persistent.get("model", {}))
+        return self.events.model_with(self.physics.model, persistent["model"])
+
+    def _made(self) -> dict:
+        """`persistent` of an env before its startup events: no model entries, the curricula's initial values."""
+        return {"model": {}, "curriculum": self.curriculum.initial()}
 
     def init(self, key: jax.Array) -> State:
         """An env as made: its startup events draw its model fields, then its first episode starts."""
-        persistent = {"model": {}, "curriculum": self.curriculum.initial()}
+        persistent = self._made()
         if self.events.model_fields:
             env = self._sample_env(persistent)
             # its own stream: the reset draws stay those of a task without startup events
@@ -163,7 +168,7 @@ class Env:
     def term_env(self, qpos, qvel, **changes) -> TermEnv:
         """What a term sees at this state (kinematics computed; contact forces zero), with `changes` (action=...,
         commands=..., sensors=...): for testing a term by hand."""
-        persistent = {"model": {}, "curriculum": self.curriculum.initial()}
+        persistent = self._made()
         data = self.physics.forward(self.physics.data(jnp.asarray(qpos, jnp.float32), jnp.asarray(qvel, jnp.float32)))
         return self._sample_env(persistent, data).replace(**changes)
 
@@ -175,9 +180,9 @@ class Env:
                        max_episode_length=self.max_episode_length, commands={}, sensors={},
                        curriculum=persistent["curriculum"], terminated=jnp.zeros((), bool), key=None, **changes)
 
-    def reset(self, key: jax.Array, persistent: dict | None = None) -> State:
-        """A new episode: the reset events on the default state, fresh commands, sensors and histories."""
-        persistent = persistent if persistent is not None else {"model": {}, "curriculum": self.curriculum.initial()}
+    def reset(self, key: jax.Array, persistent: dict) -> State:
+        """A new episode of an env whose model entries and curriculum values are `persistent`: the reset events on
+        the default state, fresh commands, sensors and histories. (`init` makes an env; `step` calls this.)"""
         key, reset_key = jax.random.split(key)
         n_events, n_commands = self.events.num_reset_keys, self.commands.num_keys
         n_timers, n_obs = self.events.num_step_keys, self.observations.num_keys

@@ -96,6 +96,11 @@ class VecEnv(gymnasium.Env):
         self.step_dt = env.dt
         self.seed = seed
         self._groups = {slot.group: env.observations.group_slice(slot.group) for slot in env.obs_layout}
+        # where each group lies in the flat obs, worked out once: a slice, or {term: slice} for a group that does not
+        # concatenate its terms (the torch view slices by it on every step)
+        self._obs_plan = {group: span if env.observations.groups[group].concatenate_terms else
+                          {s.term: slice(s.start, s.stop) for s in env.obs_layout if s.group == group}
+                          for group, span in self._groups.items()}
         self.single_observation_space = gymnasium.spaces.Dict(
             {group: gymnasium.spaces.Box(-np.inf, np.inf, (s.stop - s.start,), np.float32)
              for group, s in self._groups.items()}
@@ -237,13 +242,8 @@ class VecEnv(gymnasium.Env):
     def _obs_groups(self, flat) -> dict:
         """The observation groups (Isaac Lab's obs dict) as slices of the flat obs: a vector per group, or a dict of
         its terms for a group that does not concatenate them."""
-        out = {}
-        for group, span in self._groups.items():
-            if self.core.observations.groups[group].concatenate_terms:
-                out[group] = flat[:, span]
-            else:
-                out[group] = {s.term: flat[:, s.start:s.stop] for s in self.core.obs_layout if s.group == group}
-        return out
+        return {group: flat[:, plan] if isinstance(plan, slice) else {term: flat[:, span] for term, span in plan.items()}
+                for group, plan in self._obs_plan.items()}
 
     @property
     def observations(self) -> dict[str, torch.Tensor]:

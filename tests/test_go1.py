@@ -5,7 +5,6 @@ term's formula is tested by hand in test_mdp.py."""
 
 import dataclasses
 import json
-import math
 import os
 
 import jax.numpy as jnp
@@ -14,7 +13,6 @@ import pytest
 import torch
 from conftest import PYTHON, REPO, run_cmd, torchrun
 
-from fleetlab import mdp
 from fleetlab.envs import Env, VecEnv, make, resolve
 from fleetlab.tasks.go1.cfg import go1_flat, go1_flat_play
 

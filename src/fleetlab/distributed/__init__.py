@@ -3,8 +3,8 @@ from fleetlab.distributed.sync import (
     all_reduce_sum,
     nanmean_over_ranks,
     parameter_checksum,
-    state_checksum,
     pooled_over_ranks,
+    state_checksum,
 )
 
 __all__ = ["RunContext", "all_reduce_sum", "nanmean_over_ranks", "parameter_checksum", "pooled_over_ranks", "state_checksum"]

@@ -13,7 +13,6 @@ from fleetlab.envs.scene import Scene
 from fleetlab.errors import FleetlabError
 
 
-
 class CommandManager:
     def __init__(self, cfg: dict, scene: Scene):
         self.scene = scene

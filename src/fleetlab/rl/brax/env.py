@@ -9,7 +9,6 @@ import jax
 import jax.numpy as jnp
 from brax.envs.base import State
 
-
 # per env, summed over the episodes that ended since the last report: [episodes, return, length, terminated,
 # time_out, then each weighted reward term, then how many each termination term ended]; and `overflow`, the steps
 # that MuJoCo Warp's buffers overflowed in

@@ -161,13 +161,14 @@ for stage in "$@"; do
       task=${WA_TASK:-Humanoid}
       rsl=(train --library rsl_rl --task Isaac-$task-v0 --num_envs 4096 --max_iterations ${WA_RSL_ITS:-100} --physics_impl warp)
       brx=(train --library brax --task Isaac-$task-v0 --num_envs 16384 --max_iterations ${WA_BRAX_ITS:-50} --physics_impl warp)
-      timed_run wa_warm_rsl 200 "${rsl[@]}" --max_iterations 2
-      timed_run wa_warm_brax 200 "${brx[@]}" --max_iterations 10
+      libs=${WA_LIBS:-rsl brax}
+      [[ $libs == *rsl* ]] && timed_run wa_warm_rsl 200 "${rsl[@]}" --max_iterations 2
+      [[ $libs == *brax* ]] && timed_run wa_warm_brax 200 "${brx[@]}" --max_iterations 10
       for rep in $(seq 1 "${WA_PAIRS:-3}"); do
-        for m in asis nogc; do
+        for m in $([[ $libs == *rsl* ]] && echo asis nogc); do
           PROBE="$PWD/benchmarks/workaround_probe.py $m" timed_run "wa_${task}_rsl_${m}_$rep" 200 "${rsl[@]}"
         done
-        for m in asis nogc torch; do
+        for m in $([[ $libs == *brax* ]] && echo asis nogc torch); do
           PROBE="$PWD/benchmarks/workaround_probe.py $m" timed_run "wa_${task}_brax_${m}_$rep" 200 "${brx[@]}"
         done
       done

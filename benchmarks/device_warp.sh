@@ -24,9 +24,6 @@
 #               BASE_SRC's code (default .device_base, carried), alternated, ENVPAIR_REPS pairs (default 3), each run on
 #               an empty JAX compilation cache (so compile_s is the first step's whole XLA compile) and a Warp kernel
 #               cache filled by a warm-up first (ENVPAIR_TASKS: the task names without Isaac-/-v0)
-#   workarounds issue N: whole-process time of WA_TASK (Humanoid or Velocity-Flat-Unitree-Go1) with rsl_rl (as is,
-#               collector work off) and brax (as is, collector work off, torch imported first), WA_PAIRS rounds
-#               (default 3) alternated, after a warm-up run of each library that fills the Warp and JAX caches
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -44,9 +41,9 @@ log="$OUT/device_warp.log"
 cold_step() {  # NAME TASK PRELOAD: one bench env run on empty caches; Warp's per-module load lines go to the log
   local dir=/tmp/cold_$1
   rm -rf "$dir" && mkdir -p "$dir"
-  FLEETLAB_WARP_PRELOAD=$3 WARP_CACHE_PATH=$dir/warp JAX_COMPILATION_CACHE_DIR=$dir/jax timeout 300 \
+  WARP_CACHE_PATH=$dir/warp JAX_COMPILATION_CACHE_DIR=$dir/jax timeout 300 \
     python3 -m fleetlab bench env --task Isaac-$2-v0 --num_envs 4096 --device cuda:0 --steps 50 --repeats 3 \
-    --physics_impl warp --json "$OUT/cold_$1.json" > "$OUT/cold_$1.log" 2>&1
+    --physics_impl warp --physics_preload "${3:-step}" --json "$OUT/cold_$1.json" > "$OUT/cold_$1.log" 2>&1
   echo "cold $1 rc $?" | tee -a "$log"
 }
 
@@ -56,7 +53,7 @@ timed_run() {  # NAME GUARD_S FLEETLAB_ARGS...: one whole process timed from its
   shift 2
   rm -rf "$dir" && mkdir -p "$dir"
   t0=$(date +%s.%N)
-  (cd "$dir" && timeout "$guard" python3 ${PROBE:--m fleetlab} "$@" --headless --device cuda:0 > "$OUT/$name.log" 2>&1)
+  (cd "$dir" && timeout "$guard" python3 -m fleetlab "$@" --headless --device cuda:0 > "$OUT/$name.log" 2>&1)
   local rc=$?
   t1=$(date +%s.%N)
   echo "$name rc $rc whole process $(python3 -c "print(round($t1 - $t0, 1))") s: fleetlab $*" | tee -a "$log"
@@ -157,22 +154,6 @@ for stage in "$@"; do
       grep -h "^\[bench\]" "$log" | tail -20 ;;
     go1all)
       NPROC=$(nvidia-smi --list-gpus | wc -l) python3 benchmarks/device_go1.py "$COMMIT" rsl_rl 2>&1 | tee -a "$log" ;;
-    workarounds)
-      task=${WA_TASK:-Humanoid}
-      rsl=(train --library rsl_rl --task Isaac-$task-v0 --num_envs 4096 --max_iterations ${WA_RSL_ITS:-100} --physics_impl warp)
-      brx=(train --library brax --task Isaac-$task-v0 --num_envs 16384 --max_iterations ${WA_BRAX_ITS:-50} --physics_impl warp)
-      libs=${WA_LIBS:-rsl brax}
-      [[ $libs == *rsl* ]] && timed_run wa_warm_rsl 200 "${rsl[@]}" --max_iterations 2
-      [[ $libs == *brax* ]] && timed_run wa_warm_brax 200 "${brx[@]}" --max_iterations 10
-      for rep in $(seq 1 "${WA_PAIRS:-3}"); do
-        for m in $([[ $libs == *rsl* ]] && echo asis nogc); do
-          PROBE="$PWD/benchmarks/workaround_probe.py $m" timed_run "wa_${task}_rsl_${m}_$rep" 200 "${rsl[@]}"
-        done
-        for m in $([[ $libs == *brax* ]] && echo asis nogc torch); do
-          PROBE="$PWD/benchmarks/workaround_probe.py $m" timed_run "wa_${task}_brax_${m}_$rep" 200 "${brx[@]}"
-        done
-      done
-      grep -h "whole process" "$log" | grep "wa_" ;;
     *) echo "unknown stage $stage" | tee -a "$log" ;;
   esac
 done

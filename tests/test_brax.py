@@ -87,7 +87,7 @@ def test_checkpoints_read_back_into_the_params_they_saved(tmp_path, fmt):
                  for name, tree in zip(("normalizer", "policy", "value"), saved)}
         torch.save({**checkpoint, "brax_params": trees}, path)
     _, template = brax_params.initial(env, cfg, seed=4)  # other fresh params: the checkpoint must overwrite them
-    restored = brax_params.from_checkpoint(template, read_checkpoint(str(path), "brax"), str(path))
+    restored = brax_params.from_checkpoint(template, read_checkpoint(str(path)), str(path))
     assert jax.tree.structure(restored) == jax.tree.structure(saved)
     for got, want in zip(jax.tree.leaves(restored), jax.tree.leaves(saved)):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
@@ -175,7 +175,7 @@ def test_training_never_imports_torch(tmp_path):
     after = re.fullmatch(r"collector on after: True, objects frozen: (\d+)", lines[-2])
     assert after and int(after.group(1)) > 10_000, lines[-2]  # jax and brax alone are ~100k objects
     run_dir = _run_dir(tmp_path)
-    checkpoint = read_checkpoint(os.path.join(run_dir, "model_4.pickle"), "brax")
+    checkpoint = read_checkpoint(os.path.join(run_dir, "model_4.pickle"))
     assert checkpoint["iteration"] == 4 and checkpoint["env_steps"] == 4 * 16 * 16, checkpoint  # 16 steps per env
     checksum = re.search(r"parameter checksum (\w+)", out.stdout).group(1)
     assert _checksum_of(checkpoint) == checksum
@@ -214,11 +214,11 @@ def test_a_warp_buffer_overflow_in_the_fused_rollout_is_a_one_line_error(tmp_pat
     carry the overflow instead, and training stops with the same one-line error. An Ant on 4 feet needs 4 contacts."""
     out = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", "brax", "--task", "Isaac-Ant-v0", "--num_envs", "4",
                    "--max_iterations", "2", "--device", "cpu", "--headless", "--physics_impl", "warp",
-                   "env.scene.warp_contacts_per_env=1"], cwd=tmp_path, env_extra={"JAX_PLATFORMS": "cpu"})
+                   "env.physics.contacts_per_env=1"], cwd=tmp_path, env_extra={"JAX_PLATFORMS": "cpu"})
     assert out.returncode != 0
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith("fleetlab: error: MuJoCo Warp ran out of its contact or constraint buffers during the"), last
-    assert "env.scene.warp_constraints_per_env=" in last
+    assert "--physics_constraints_per_env" in last
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ def test_console_lines_reach_the_os_in_one_write():
     another rank's line can land in between. write_whole_lines makes each line a single write."""
     import io
 
-    from fleetlab.cli import write_whole_lines
+    from fleetlab.process import write_whole_lines
 
     class CountingRaw(io.RawIOBase):
         def __init__(self):

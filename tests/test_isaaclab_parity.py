@@ -11,7 +11,7 @@ from conftest import PYTHON, REPO, only_run_dir, run_cmd, torchrun
 from fleetlab.envs import resolve
 from fleetlab.envs.registry import agent_cfg, agent_libraries
 from fleetlab.errors import FleetlabError
-from fleetlab.rl.args import env_overrides
+from fleetlab.rl.overrides import env_overrides
 from fleetlab.tasks.go1.cfg import go1_flat
 
 

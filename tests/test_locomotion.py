@@ -15,6 +15,7 @@ from conftest import PYTHON, run_cmd
 from fleetlab.envs import make
 from fleetlab.envs.registry import resolve
 from fleetlab.errors import FleetlabError
+from fleetlab.sim.options import PhysicsOptions
 
 TASKS = {"Isaac-Ant-v0": (60, 8, 0.31), "Isaac-Humanoid-v0": (87, 21, 0.8)}
 
@@ -143,19 +144,19 @@ def test_observations_agree_between_jax_and_warp(task):
     assert np.median(np.abs(warp_obs - jax_obs)) < 1e-3
 
 
-def test_warp_body_forces_come_from_the_last_substep_only(monkeypatch):
+def test_warp_body_forces_come_from_the_last_substep_only():
     """Physics.advance turns MuJoCo Warp's run_rne_postconstraint off in every substep but the last (the earlier
     substeps' body forces were overwritten unread): the observations, feet wrenches included, are bit-identical to
     computing them in every substep."""
     actions = np.random.default_rng(1).uniform(-0.5, 0.5, (6, 2, 21)).astype(np.float32)
 
-    def observations():
-        env = make("Isaac-Humanoid-v0", num_envs=2, seed=3, impl="warp")
+    def observations(every_substep: bool):
+        physics = PhysicsOptions(contacts_per_env=16, constraints_per_env=96, rne_every_substep=every_substep)
+        env = make("Isaac-Humanoid-v0", num_envs=2, seed=3, impl="warp", physics=physics)
         return np.stack([np.asarray(env.step_jax(jnp.asarray(a))[0]) for a in actions])
 
-    last_only = observations()
-    monkeypatch.setenv("FLEETLAB_WARP_RNE_EVERY_SUBSTEP", "1")
-    every = observations()
+    last_only = observations(False)
+    every = observations(True)
     feet = slice(-21 - 12, -21)
     assert np.abs(every[..., feet]).max() > 1e-2, "the feet must carry load"
     np.testing.assert_array_equal(last_only, every)

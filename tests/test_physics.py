@@ -82,12 +82,10 @@ def test_unknown_impl_and_auto():
     assert load_physics(XML, sim_dt=0.01, decimation=1, impl="auto").impl == "jax"
 
 
-def test_jax_does_not_preallocate_the_gpu():
-    import os
+def test_the_process_setup_keeps_jax_from_preallocating_the_gpu():
+    from fleetlab.process import import_environment
 
-    import fleetlab  # noqa: F401
-
-    assert os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
+    assert import_environment()["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
 
 
 def test_unknown_device_is_a_clear_error():

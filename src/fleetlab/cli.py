@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-from typing import NoReturn
 
 from fleetlab.errors import ArgumentParser, FleetlabError, positive_int
+from fleetlab.process import exit_process
 from fleetlab.rl.library import LIBRARIES
+from fleetlab.sim.options import IMPLS
 
 
 def _list(argv: list[str]) -> int:
@@ -37,32 +37,27 @@ def _list(argv: list[str]) -> int:
 
 
 def run_workflow(library: str, play: bool, argv: list[str]) -> int:
-    """Parse Isaac Lab's flags for `library` and run the train or play workflow."""
-    from fleetlab.rl import garbage_collection
+    """Parse Isaac Lab's flags for `library` and run the train or play workflow, in a process set up by
+    fleetlab/process.py (before the imports below) and put back as it was after."""
+    from fleetlab.process import ProcessSetup
 
-    garbage_collection.pause()  # until the workflow's env is built: the imports below make only long-lived objects
-    try:
-        return _run_workflow(library, play, argv)
-    finally:
-        garbage_collection.restart()  # for a caller that goes on (tests): the workflow has restarted it already
+    with ProcessSetup() as process:
+        return _run_workflow(process, library, play, argv)
 
 
-def _run_workflow(library: str, play: bool, argv: list[str]) -> int:
-    from fleetlab.launch import redirect_worker_output
+def _run_workflow(process, library: str, play: bool, argv: list[str]) -> int:
     from fleetlab.rl import args as rl_args
     from fleetlab.rl import workflow
     from fleetlab.rl.fault_tolerance import GracefulStop
     from fleetlab.rl.run import resolve_run
     from fleetlab.rl.run_dir import file_system_error
 
-    redirect_worker_output()  # under `fleetlab launch`, ranks > 0 write to their log file
-    write_whole_lines(sys.stdout)
-    write_whole_lines(sys.stderr)
     args = rl_args.parse(library, play=play, argv=argv)
     try:
         run = resolve_run(library, args, play)
+        process.configure_process(run)
         try:
-            (workflow.play if play else workflow.train)(run)
+            workflow.play(run) if play else workflow.train(run, process)
         except OSError as err:  # a full disk, a read-only folder: one line saying what to do (others re-raise)
             raise file_system_error(err, "a file could not be written") from None
     except GracefulStop as stop:
@@ -86,15 +81,6 @@ def _run_workflow(library: str, play: bool, argv: list[str]) -> int:
     return 0
 
 
-def write_whole_lines(stream) -> None:
-    """Each printed line reaches the OS in ONE write. Under PYTHONUNBUFFERED (set on many clusters and CI machines)
-    print() writes the text and its newline separately, so when several ranks share one console (torchrun) another
-    rank's line can land between them and two lines get glued together. Line buffering flushes text and newline
-    together, as soon as the line is complete."""
-    if hasattr(stream, "reconfigure"):
-        stream.reconfigure(line_buffering=True, write_through=False)
-
-
 def _train_or_play(argv: list[str], play: bool) -> int:
     lib_parser = ArgumentParser(add_help=False)
     lib_parser.add_argument("--library", choices=list(LIBRARIES), default="rsl_rl")
@@ -110,14 +96,6 @@ def script_main(library: str, play: bool) -> None:
         print_error(err)
         code = 2
     exit_process(code)
-
-
-def exit_process(code: int) -> NoReturn:
-    """sys.exit for a process whose work is done. Python's last garbage collection at exit walks every object still
-    alive, ~1.5 s for MuJoCo Warp's kernel objects alone; frozen objects are left to the OS, which frees them at
-    once. Only for a process about to end: frozen objects are never collected."""
-    gc.freeze()
-    sys.exit(code)
 
 
 def print_error(err: FleetlabError) -> None:
@@ -136,7 +114,9 @@ def _bench(argv: list[str]) -> int:
     env.add_argument("--device", default="cpu")
     env.add_argument("--steps", type=positive_int, default=200)
     env.add_argument("--repeats", type=positive_int, default=5)
-    env.add_argument("--physics_impl", default="auto", choices=["auto", "jax", "warp"])
+    from fleetlab.rl.args import add_physics_args
+
+    add_physics_args(env)
     env.add_argument("--view", default="torch", choices=["torch", "jax"])
     env.add_argument("--json", default=None, help="also write the results to this file")
     env.add_argument("--breakdown", action="store_true", help="also split a step's time: scan floor, jit, torch view")
@@ -153,7 +133,7 @@ def _bench(argv: list[str]) -> int:
     train.add_argument("--device", default=None, help="cuda | cpu (default: cuda where a GPU is visible, else cpu)")
     train.add_argument("--no_baseline", action="store_true",
                        help="skip the pure-torch cartpole baseline (run only for the Cartpole task)")
-    train.add_argument("--physics_impl", nargs="+", default=["auto"], choices=["auto", "jax", "warp"],
+    train.add_argument("--physics_impl", nargs="+", default=["auto"], choices=IMPLS,
                        help="physics implementations to measure, each in its own runs")
     train.add_argument("--out", default="benchmarks/results/latest")
     args = parser.parse_args(argv)
@@ -183,15 +163,23 @@ def _bench(argv: list[str]) -> int:
 
         print(markdown(rows))
         return 0 if not any(r.get("rc") for r in rows) else 1
+    from fleetlab.process import ProcessSetup
+
+    with ProcessSetup():  # JAX's compilation cache and no GPU preallocation, before JAX is imported
+        return _bench_env(args)
+
+
+def _bench_env(args) -> int:
     from fleetlab.bench.env import bench_env, breakdown
+    from fleetlab.rl.args import physics_flags
     from fleetlab.rl.run import load_tasks
 
     load_tasks(args.imports)
 
     results = []
     for n in args.num_envs:
-        r = bench_env(args.task, n, device=args.device, steps=args.steps, repeats=args.repeats, impl=args.physics_impl,
-                      view=args.view)
+        r = bench_env(args.task, n, device=args.device, steps=args.steps, repeats=args.repeats,
+                      physics=physics_flags(args), view=args.view)
         if args.breakdown:
             r["breakdown"] = breakdown(args.task, n, device=args.device, steps=args.steps, repeats=args.repeats)
             print("  breakdown (ms/step): " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in r["breakdown"].items()

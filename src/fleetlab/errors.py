@@ -30,6 +30,11 @@ def bounded_int(text: str, low: int, high: int | None, what: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0 (0: a library's own default)."""
+    return bounded_int(text, 0, 1024, "an integer in 0..1024")
+
+
 def port_number(text: str) -> int:
     """argparse type: a TCP port, 1..65535."""
     return bounded_int(text, 1, 65535, "a port number in 1..65535")

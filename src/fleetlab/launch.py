@@ -238,20 +238,3 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def redirect_worker_output() -> None:
-    """In a worker of `fleetlab launch`: ranks other than 0 write stdout and stderr to <run dir>/logs/rank_<R>.log
-    (appended across restarts), so the console shows rank 0 only."""
-    run_dir = os.environ.get(RUN_DIR_VAR)
-    rank = os.environ.get("RANK", os.environ.get("JAX_RANK", "0"))
-    if not run_dir or rank == "0":
-        return
-    os.makedirs(os.path.join(run_dir, "logs"), exist_ok=True)
-    log = open(os.path.join(run_dir, "logs", f"rank_{rank}.log"), "a", buffering=1)
-    restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", os.environ.get("FLEETLAB_RESTART_COUNT", "0"))
-    log.write(f"==== rank {rank}, restart {restart}, pid {os.getpid()} ====\n")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.dup2(log.fileno(), 1)
-    os.dup2(log.fileno(), 2)

@@ -7,11 +7,11 @@ import os
 import sys
 import time
 
-from fleetlab.rl import fault_tolerance
+from fleetlab import process
 
 rank = int(os.environ.get("RANK", os.environ.get("JAX_RANK", "0")))
 calls = [0]
-agreed = fault_tolerance.StopRequest.agreed
+agreed = process.StopRequest.agreed
 
 
 class InjectedFailure(Exception):
@@ -27,7 +27,7 @@ def failing_agreed(self, ctx):
     return agreed(self, ctx)
 
 
-fault_tolerance.StopRequest.agreed = failing_agreed
+process.StopRequest.agreed = failing_agreed
 
 from fleetlab.cli import main  # noqa: E402
 

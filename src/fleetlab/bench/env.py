@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 
@@ -9,17 +10,22 @@ import jax
 import jax.numpy as jnp
 import torch
 
-from fleetlab.envs import make
+from fleetlab.envs import make, resolve, task_cfg
+from fleetlab.envs.registry import make_from_cfg
 from fleetlab.errors import FleetlabError
 
 
-def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, repeats: int = 5, impl: str = "auto",
-              view: str = "torch") -> dict:
-    """Steps/s (env-steps, i.e. num_envs x calls) through the torch view (DLPack in and out) or the JAX view."""
+def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, repeats: int = 5,
+              physics: dict | None = None, view: str = "torch") -> dict:
+    """Steps/s (env-steps, i.e. num_envs x calls) through the torch view (DLPack in and out) or the JAX view.
+    `physics`: PhysicsOptions fields that replace the task's (the --physics_* flags)."""
     if view not in ("torch", "jax"):
         raise FleetlabError(f"view must be 'torch' or 'jax', got '{view}'")
     t0 = time.perf_counter()
-    env = make(task, num_envs=num_envs, device=device, impl=impl)
+    entry = resolve(task)
+    cfg = task_cfg(entry)
+    env = make_from_cfg(dataclasses.replace(cfg, physics=dataclasses.replace(cfg.physics, **(physics or {}))),
+                        entry.id, num_envs, device)
     jax.block_until_ready(env.state.obs)
     t_make = time.perf_counter() - t0
 

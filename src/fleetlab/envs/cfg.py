@@ -23,7 +23,8 @@ from typing import Callable
 import jax
 import numpy as np
 
-from fleetlab.checks import existing_file, optional, positive, positive_int
+from fleetlab.checks import existing_file, positive, positive_int
+from fleetlab.sim.options import PhysicsOptions
 
 MISSING = dataclasses.MISSING
 
@@ -95,10 +96,6 @@ class SceneCfg:
     # joint name regex -> rad (Isaac Lab's init_state.joint_pos)
     default_joint_pos: dict = dataclasses.field(default_factory=dict)
     init_root_pos: tuple | None = None  # (x, y, z) of a free root joint; None: the MJCF's
-    # MuJoCo Warp's buffers per env (None: fleetlab.sim.mjx's defaults, 64 contacts and 512 constraint rows); a step
-    # that needs more stops training with an error
-    warp_contacts_per_env: int | None = dataclasses.field(default=None, metadata={"check": optional(positive_int)})
-    warp_constraints_per_env: int | None = dataclasses.field(default=None, metadata={"check": optional(positive_int)})
 
 
 # -- actions ----------------------------------------------------------------------------------------------------
@@ -256,6 +253,7 @@ class ManagerBasedRLEnvCfg:
     """A task. Observation and action sizes follow from the terms and the model; nothing is written twice."""
 
     scene: SceneCfg = dataclasses.field(default_factory=SceneCfg)
+    physics: PhysicsOptions = dataclasses.field(default_factory=PhysicsOptions)  # MJX implementation, Warp settings
     episode_length_s: float = dataclasses.field(default=20.0, metadata={"check": positive})
     reward_scale_by_dt: bool = True  # Isaac Lab multiplies every reward term by the policy dt
     actions: dict = dataclasses.field(default_factory=dict)

@@ -84,8 +84,9 @@ class _Reads:
 class Env:
     """The pure functional env of one task config on one physics model."""
 
-    def __init__(self, cfg: ManagerBasedRLEnvCfg, task_id: str = "task", *, device: str = "cpu", impl: str = "jax",
-                 num_envs: int = 1):
+    def __init__(self, cfg: ManagerBasedRLEnvCfg, task_id: str = "task", *, device: str = "cpu",
+                 impl: str | None = None, num_envs: int = 1):
+        """`impl`: the MJX implementation, if not the config's physics.impl."""
         if not isinstance(cfg, ManagerBasedRLEnvCfg):
             raise FleetlabError(f"task '{task_id}': its config is a {type(cfg).__name__}, not a ManagerBasedRLEnvCfg")
         self.cfg = cfg
@@ -104,8 +105,8 @@ class Env:
         self.metrics = MetricManager(cfg.metrics, scene, cfg.success)
         self.curriculum = CurriculumManager(cfg.curriculum, scene)
         physics = load_physics(mj_model, sim_dt=cfg.scene.sim_dt, decimation=cfg.scene.decimation, device=device,
-                               impl=impl, num_envs=num_envs, contacts_per_env=cfg.scene.warp_contacts_per_env,
-                               constraints_per_env=cfg.scene.warp_constraints_per_env, where=where)
+                               impl=cfg.physics.impl if impl is None else impl, num_envs=num_envs,
+                               options=cfg.physics, where=where)
         self.num_actions = self.actions.num_actions
         self.max_episode_length = int(round(cfg.episode_length_s / scene.dt))
         self.needs_forward, self.needs_body_forces = self._check_terms(physics)

@@ -143,10 +143,16 @@ def task_cfg(entry: TaskEntry, **overrides) -> ManagerBasedRLEnvCfg:
 
 def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto",
                     **cfg_overrides) -> VecEnv:
-    if not isinstance(num_envs, int) or num_envs <= 0:
+    cfg = task_cfg(entry, **cfg_overrides)
+    return make_from_cfg(dataclasses.replace(cfg, physics=dataclasses.replace(cfg.physics, impl=impl)), entry.id,
+                         num_envs, device, seed)
+
+
+def make_from_cfg(cfg: ManagerBasedRLEnvCfg, task_id: str, num_envs: int, device: str = "cpu", seed: int = 0) -> VecEnv:
+    """The VecEnv of a task config built already (a run's: its overrides and flags applied)."""
+    if not isinstance(num_envs, int) or num_envs <= 0:  # before Env loads the physics for num_envs
         raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
-    env = Env(task_cfg(entry, **cfg_overrides), entry.id, device=device, impl=impl, num_envs=num_envs)
-    return VecEnv(env, num_envs=num_envs, seed=seed, device=device)
+    return VecEnv(Env(cfg, task_id, device=device, num_envs=num_envs), num_envs=num_envs, seed=seed, device=device)
 
 
 def _register_gymnasium(entry: TaskEntry) -> None:

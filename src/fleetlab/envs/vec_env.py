@@ -83,8 +83,6 @@ class VecEnv(gymnasium.Env):
     metadata = {"render_modes": ["rgb_array"], "autoreset_mode": "same-step"}
 
     def __init__(self, env: Env, num_envs: int, seed: int = 0, device: str = "cpu"):
-        if not isinstance(num_envs, int) or num_envs <= 0:
-            raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.core = env
         self.cfg = env.cfg
         self.num_envs = num_envs

@@ -34,3 +34,4 @@ from fleetlab.mdp.metrics import *  # noqa: F401,F403
 from fleetlab.mdp.observations import *  # noqa: F401,F403
 from fleetlab.mdp.rewards import *  # noqa: F401,F403
 from fleetlab.mdp.terminations import *  # noqa: F401,F403
+from fleetlab.sim.options import PhysicsOptions  # noqa: F401

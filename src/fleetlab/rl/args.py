@@ -1,4 +1,5 @@
-"""Isaac Lab's train/play flags, shared by every library's scripts and by `fleetlab train|play`."""
+"""Isaac Lab's train/play flags, shared by every library's scripts and by `fleetlab train|play`. Parsing only:
+rl/run.py turns the parsed flags into the typed Run."""
 
 from __future__ import annotations
 
@@ -7,12 +8,36 @@ import dataclasses
 import os
 import sys
 
-from fleetlab.errors import ArgumentParser, FleetlabError, positive_float, positive_int, seed_value
+from fleetlab.errors import ArgumentParser, non_negative_int, positive_float, positive_int, seed_value
+from fleetlab.rl.library import library as get_library
+from fleetlab.sim.options import GRAPH_MODES, IMPLS, PhysicsOptions
+
+PHYSICS_HELP = {  # --physics_<field>: each flag sets the task config's physics.<field> (sim/options.py)
+    "impl": "MJX implementation (auto: MuJoCo Warp on a GPU when warp-lang is installed, else JAX)",
+    "contacts_per_env": "MuJoCo Warp's contact buffer per env (default: the task's, else 64)",
+    "constraints_per_env": "MuJoCo Warp's constraint rows per env (default: the task's, else 512)",
+    "graph_mode": "MuJoCo Warp's CUDA-graph mode (auto: WARP_STAGED for a VecEnv on a GPU, WARP inside Brax's loop)",
+    "preload": "Warp modules compiled ahead at start-up: step (default), all, none, or module names",
+    "rne_every_substep": "MuJoCo Warp computes the body forces in every substep, not only the last (measurements)",
+}
+
+
+def add_physics_args(parser: argparse.ArgumentParser) -> None:
+    """One --physics_<name> flag per PhysicsOptions field; unset flags keep the task config's value."""
+    kinds = {"impl": {"choices": IMPLS}, "graph_mode": {"choices": GRAPH_MODES},
+             "contacts_per_env": {"type": positive_int}, "constraints_per_env": {"type": positive_int},
+             "preload": {"type": str}, "rne_every_substep": {"action": argparse.BooleanOptionalAction}}
+    for field in dataclasses.fields(PhysicsOptions):
+        parser.add_argument(f"--physics_{field.name}", default=None, help=PHYSICS_HELP[field.name], **kinds[field.name])
+
+
+def physics_flags(args: argparse.Namespace) -> dict:
+    """The --physics_* flags given: PhysicsOptions field -> value."""
+    names = [f.name for f in dataclasses.fields(PhysicsOptions)]
+    return {name: getattr(args, f"physics_{name}") for name in names if getattr(args, f"physics_{name}") is not None}
 
 
 def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) -> argparse.ArgumentParser:
-    from fleetlab.rl.library import library as get_library
-
     p = parser
     p.add_argument("--task", type=str, default="Isaac-Cartpole-v0", help="task id (see `fleetlab list`)")
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
@@ -29,9 +54,11 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     if not play:
         p.add_argument("--video_interval", type=positive_int, default=2000,
                        help="env steps between training videos (Isaac Lab's default 2000)")
-    p.add_argument("--physics_impl", type=str, default="auto", choices=["auto", "jax", "warp"],
-                   help="MJX implementation (auto: MuJoCo Warp on a GPU when warp-lang is installed, else JAX)")
+    add_physics_args(p)
     p.add_argument("--dist_timeout", type=positive_float, default=600.0, help="collective timeout in seconds")
+    p.add_argument("--threads", type=non_negative_int, default=None,
+                   help="torch's CPU threads in each process (default: 1 when training on the CPU, fastest on idle "
+                        "and busy machines alike, see docs/performance.md; 0: torch's own default)")
     p.add_argument("--checkpoint", type=str, default=None,
                    help="checkpoint path, or a file name (a regex, as in Isaac Lab) searched in the latest run")
     p.add_argument("--resume", action="store_true", default=False,
@@ -75,90 +102,3 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
         if not item.startswith(("agent.", "env.")) or "=" not in item:
             parser.error(f"override '{item}' must look like agent.<key.path>=<value> or env.<field.path>=<value>")
     return args
-
-
-def overrides_of(args: argparse.Namespace, prefix: str) -> list[str]:
-    """The `agent.` or `env.` overrides, in command-line order."""
-    return [item for item in args.overrides if item.startswith(prefix + ".")]
-
-
-def apply_overrides(cfg: dict, overrides: list[str]) -> dict:
-    """Set `agent.a.b=value` in the nested dict `cfg`. The value is parsed as YAML and must fit the type of the
-    default it replaces (an unknown key or a wrong type is a FleetlabError, not a crash deep inside the library)."""
-    for item in overrides:
-        path, text = item[len("agent."):].split("=", 1)
-        cfg = _set(item, cfg, path.split("."), text, "the agent config")
-    return cfg
-
-
-def env_overrides(cfg, overrides: list[str]) -> dict:
-    """`env.a.b=value` overrides of a task's config dataclass `cfg`, checked against it the same way, as
-    replacements of its top-level fields: `env.rewards.alive.weight=2.0` gives {"rewards": <the default dict whose
-    alive term has weight 2.0>}."""
-    kwargs = {}
-    for item in overrides:
-        path, text = item[len("env."):].split("=", 1)
-        top, *rest = path.split(".")
-        fields = [f.name for f in dataclasses.fields(cfg)]
-        if top in ("num_observations", "num_actions"):
-            raise FleetlabError(f"override '{item}': the observation and action sizes follow from the task's terms "
-                                "and its MJCF; change those instead")
-        if top not in fields:
-            raise FleetlabError(f"override '{item}': {type(cfg).__name__} has no field '{top}' (fields: {', '.join(fields)})")
-        kwargs[top] = _set(item, kwargs.get(top, getattr(cfg, top)), rest, text, f"{type(cfg).__name__}.{top}")
-    return kwargs
-
-
-def _set(item: str, node, keys: list[str], text: str, where: str):
-    """`node` with the value at `keys` replaced by `text` typed like the value it replaces (dicts and dataclasses
-    are copied, never changed in place)."""
-    if not keys:
-        return typed_value(item, node, text)
-    key = keys[0]
-    if dataclasses.is_dataclass(node):
-        names = [f.name for f in dataclasses.fields(node)]
-        if key not in names:
-            raise FleetlabError(f"override '{item}': no field '{key}' in {where} (known: {', '.join(names)})")
-        return dataclasses.replace(node, **{key: _set(item, getattr(node, key), keys[1:], text, f"{where}.{key}")})
-    if not isinstance(node, dict):
-        raise FleetlabError(f"override '{item}': {where} is a value, not a section")
-    if key not in node:
-        raise FleetlabError(f"override '{item}': no key '{key}' in {where} (known: {', '.join(map(str, node))})")
-    return {**node, key: _set(item, node[key], keys[1:], text, f"{where}.{key}")}
-
-
-def typed_value(item: str, default, text: str):
-    """`text` (YAML) as a value of the same type as `default`: an int stays an int, a float accepts an int, a string
-    takes the text as written (skrl's "auto" also takes an int); a default of None accepts anything."""
-    import yaml
-
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise FleetlabError(f"override '{item}': '{text}' is not a valid value") from None
-    if default is None:
-        return value
-    if default == "auto" and isinstance(value, int) and not isinstance(value, bool):
-        return value  # skrl's numeric fields (write_interval, checkpoint_interval) default to the string "auto"
-    if isinstance(default, str):
-        return text if not isinstance(value, (dict, list)) else _wrong_type(item, default, text)
-    if isinstance(default, bool):
-        return value if isinstance(value, bool) else _wrong_type(item, default, text)
-    if isinstance(default, int):
-        return value if isinstance(value, int) and not isinstance(value, bool) else _wrong_type(item, default, text)
-    if isinstance(default, float):
-        if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
-            try:
-                return float(value)
-            except ValueError:
-                return _wrong_type(item, default, text)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _wrong_type(item, default, text)
-    if isinstance(default, (list, tuple)):
-        return type(default)(value) if isinstance(value, list) else _wrong_type(item, default, text)
-    if isinstance(default, dict):
-        return value if isinstance(value, dict) else _wrong_type(item, default, text)
-    return value
-
-
-def _wrong_type(item: str, default, text: str):
-    raise FleetlabError(f"override '{item}': expected {type(default).__name__} like the default {default!r}, got '{text}'")

@@ -22,13 +22,6 @@ import numpy as np
 
 from fleetlab.errors import FleetlabError
 
-# keys that tell which library wrote a checkpoint (each library's own save format)
-SIGNATURES = {
-    "rsl_rl": ({"iter", "optimizer_state_dict"}, "scripts/reinforcement_learning/rsl_rl/play.py or --library rsl_rl"),
-    "rl_games": ({"model", "epoch", "frame"}, "scripts/reinforcement_learning/rl_games/play.py or --library rl_games"),
-    "skrl": ({"policy"}, "scripts/reinforcement_learning/skrl/play.py or --library skrl"),
-    "brax": ({"brax_params", "env_steps"}, "scripts/reinforcement_learning/brax/play.py or --library brax"),
-}
 try:
     from numpy._core.multiarray import scalar as _numpy_scalar  # NumPy 2
 except ImportError:
@@ -36,9 +29,9 @@ except ImportError:
 _NUMPY_SCALARS = [np.dtype, _numpy_scalar, *{type(np.dtype(t)) for t in (np.float32, np.float64, np.int64)}]
 
 
-def read_checkpoint(path: str, library: str | None = None) -> dict:
-    """The dict saved in `path`, loaded without running code from it. With `library`, also check that this library
-    wrote it. A file that is not a readable checkpoint is a FleetlabError that says so."""
+def read_checkpoint(path: str) -> dict:
+    """The dict saved in `path`, loaded without running code from it. A file that is not a readable checkpoint is
+    a FleetlabError that says so."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -49,8 +42,6 @@ def read_checkpoint(path: str, library: str | None = None) -> dict:
     state = _unpickle_jax(path, data) if path.endswith(".pickle") else _torch_load(path, data)
     if not isinstance(state, dict):
         raise FleetlabError(f"'{path}' is not a readable checkpoint: it holds a {type(state).__name__}, not a dict")
-    if library is not None:
-        _check_writer(path, state, library)
     return state
 
 
@@ -101,22 +92,22 @@ def _unpickle_jax(path: str, data: bytes) -> dict:
 
 
 def writer_of(state: dict) -> str | None:
-    """The library whose save format `state` has, or None."""
-    for library, (keys, _) in SIGNATURES.items():
-        if keys <= set(state):
-            return library
-    return None
+    """The library whose save format `state` has (the keys of its CheckpointLayout), or None."""
+    from fleetlab.rl.library import LIBRARIES, library
+
+    return next((name for name in LIBRARIES if library(name).checkpoint.keys <= set(state)), None)
 
 
-def _check_writer(path: str, state: dict, library: str) -> None:
+def check_writer(path: str, state: dict, library: str) -> None:
+    """A checkpoint of another library (or of none) is a one-line error naming the one to use."""
     writer = writer_of(state)
     if writer == library:
         return
     if writer is None:
         keys = ", ".join(map(str, list(state)[:6]))
         raise FleetlabError(f"'{path}' is not a {library} checkpoint (it has keys {keys})")
-    raise FleetlabError(f"'{path}' was written by {writer}, but {library} was asked to read it: "
-                        f"use {SIGNATURES[writer][1]}")
+    raise FleetlabError(f"'{path}' was written by {writer}, but {library} was asked to read it: use "
+                        f"scripts/reinforcement_learning/{writer}/play.py or --library {writer}")
 
 
 def _first_line(err: BaseException) -> str:

@@ -1,5 +1,5 @@
 """What a training run needs to survive a kill or a stop: atomic checkpoint files, the per-rank RNG state, the latest
-complete checkpoint of a run directory, and a graceful stop on SIGINT/SIGTERM that every rank agrees on.
+complete checkpoint of a run directory. The graceful stop on SIGINT/SIGTERM is fleetlab/process.py's StopRequest.
 
 The library sessions (rl/rsl_rl/, rl/rl_games/, rl/skrl/) call these at their libraries' iteration boundaries.
 """
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fleetlab.distributed import RunContext
-from fleetlab.distributed.context import launched_run_dir
 
 if TYPE_CHECKING:
     import torch
@@ -96,14 +95,6 @@ def latest_checkpoint(folder: str, pattern: str) -> str | None:
         return None
     paths = [os.path.join(folder, f) for f in os.listdir(folder) if re.fullmatch(pattern, f)]
     return max(paths, key=os.path.getmtime) if paths else None
-
-
-def auto_resume_checkpoint(ctx: RunContext, folder: str, pattern: str) -> str | None:
-    """Under `fleetlab launch` (a restart, or a rerun into the same run dir): the latest complete checkpoint in
-    `folder`, as rank 0 sees it, readable on every rank. None outside the launcher or when there is none yet."""
-    if not launched_run_dir():
-        return None
-    return share_checkpoint(ctx, latest_checkpoint(folder, pattern) if ctx.is_writer else None)
 
 
 def share_checkpoint(ctx: RunContext, path: str | None) -> str | None:
@@ -191,45 +182,3 @@ def restore_rng(ctx: RunContext, states: list[dict] | None, env=None) -> bool:
         return False
     set_rng_state(states[ctx.rank], env)
     return True
-
-
-# -- graceful stop ---------------------------------------------------------------------------------------------------
-
-
-class StopRequest:
-    """SIGINT/SIGTERM handlers that only raise a flag; the training loop checks it at iteration boundaries.
-    A second SIGINT gets Python's default KeyboardInterrupt. torchrun's agent forwards its signal to the workers
-    and SIGKILLs them after its shutdown timeout, so a rank stuck in a collective still ends."""
-
-    def __init__(self):
-        self.signum = 0
-        self._previous = {}
-
-    def install(self) -> "StopRequest":
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                self._previous[sig] = signal.signal(sig, self._handle)
-            except ValueError:  # not the main thread (e.g. inside a test runner thread)
-                pass
-        print("[fleetlab] on SIGINT/SIGTERM: stop at the next iteration boundary, after a checkpoint", flush=True)
-        return self
-
-    def _handle(self, signum, _frame):
-        if self.signum == signal.SIGINT and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        self.signum = signum
-        print(f"[fleetlab] {signal.Signals(signum).name} received: stopping after this iteration (checkpoint first)",
-              flush=True)
-
-    def agreed(self, ctx: RunContext) -> int:
-        """The signal number if ANY rank was asked to stop (a collective), else 0: all ranks stop together."""
-        if not ctx.is_distributed:
-            return self.signum
-        if ctx.backend == "jax":
-            return max(ctx.all_gather_object(self.signum))
-        import torch
-        import torch.distributed as dist
-
-        flag = torch.tensor([self.signum], device=ctx.device if ctx.backend == "nccl" else "cpu")
-        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-        return int(flag.item())

@@ -1,8 +1,9 @@
 """The interface an RL library adapter implements, and the one registry of libraries.
 
 rl/workflow.py runs every library through the same steps (run context -> task -> agent config -> env -> adapter ->
-learn or evaluate -> summary) and calls only what is declared here. Adding a library = one package under rl/ that
-exposes `LIBRARY` (an object with the `Library` methods) plus one line in `LIBRARIES`: docs/adding_a_library.md.
+learn or evaluate -> summary) and calls only what is declared here; rl/run_dir.py finds, reads and resumes every
+library's checkpoints from its declared CheckpointLayout. Adding a library = one package under rl/ that exposes
+`LIBRARY` (an object with the `Library` members) plus one line in `LIBRARIES`: docs/adding_a_library.md.
 
 A library package must not import its RL library at module level: `fleetlab train --library X` parses flags and
 names run directories without the other libraries installed (each is an optional extra), and skrl even starts
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from fleetlab.distributed import RunContext
     from fleetlab.envs import VecEnv
+    from fleetlab.process import StopRequest
     from fleetlab.rl.run import Run
 
 # --library value -> the module that exposes LIBRARY. The CLI, `fleetlab launch`, `fleetlab bench train`, the flags and
@@ -34,6 +36,22 @@ LIBRARIES = {
     "skrl": "fleetlab.rl.skrl",
     "brax": "fleetlab.rl.brax",
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpointLayout:
+    """Where a library's checkpoints lie in a run directory, and how fleetlab recognizes one. rl/run_dir.py reads
+    it to find the checkpoint to play or resume, the latest complete one after a restart and the run a checkpoint
+    belongs to; rl/checkpoint_reader.py to tell which library wrote a file."""
+
+    folder: str  # inside the run directory ("": the run directory itself)
+    file: str  # regex of a checkpoint's file name; its first group, if any, is the checkpoint's step
+    keys: frozenset  # keys of the saved dict that identify this library's format
+    runs: str = ".*"  # regex of the run folders that hold this kind of run ("{framework}": torch or jax)
+    play_file: str | None = None  # the checkpoint play prefers when none is named (skrl: its best agent)
+    # When a checkpoint is complete. None: as soon as it exists (written atomically). Else a side file, named with
+    # the checkpoint's step ("{step}"), written after it; resuming reads it as Resume.state.
+    completed_by: str | None = None
 
 
 @dataclasses.dataclass
@@ -60,21 +78,15 @@ class Resume:
 STATE_CHECKSUM_KEY = "fleetlab_state_checksum"  # in a checkpoint (skrl: in its fleetlab_<t>.pt side file)
 
 
-def read_resume(library_name: str, path: str, auto: bool = False) -> Resume:
-    """A checkpoint file read once, by checkpoint_reader (no code runs from it), as a Resume."""
-    from fleetlab.rl.checkpoint_reader import read_checkpoint
-
-    return Resume(path, read_checkpoint(path, library_name), auto=auto)
-
-
 class Session(Protocol):
     """One library's runner (or agent, or player) built on one VecEnv, for training or for playing."""
 
     def restore(self, resume: Resume) -> None:
         """Training: weights, optimizer, normalizers, counters and this rank's RNG state. Playing: the weights."""
 
-    def learn(self) -> None:
-        """Train to the configured end; SIGINT/SIGTERM end it early with fault_tolerance.GracefulStop."""
+    def learn(self, stop: StopRequest) -> None:
+        """Train to the configured end; a stop asked for by SIGINT/SIGTERM (stop.agreed() at iteration boundaries)
+        ends it early with fault_tolerance.GracefulStop."""
 
     def policy(self) -> Callable[[torch.Tensor], torch.Tensor]:
         """Deterministic actions from policy observations (torch in, torch out, on the env's device)."""
@@ -103,7 +115,7 @@ class Session(Protocol):
 
 class Library(Protocol):
     name: str  # the --library value and the logs/<name>/ folder
-    checkpoint_subdir: str  # where its checkpoints lie inside a run directory ("" = the run directory itself)
+    checkpoint: CheckpointLayout
     variants: dict[str, list[str]]  # `fleetlab bench train` labels -> the train flags that select them
     loggers: tuple[str, ...]  # --logger choices (the default is tensorboard)
     logs_to_wandb: bool  # True: the library writes --logger wandb itself; False: rl/tracking.py mirrors TensorBoard
@@ -113,32 +125,20 @@ class Library(Protocol):
     def add_args(self, parser: argparse.ArgumentParser) -> None:
         """This library's own flags (rsl_rl: --experiment_name ...; skrl: --ml_framework)."""
 
-    def framework(self, args: argparse.Namespace) -> str:
-        """"torch" (torchrun) or "jax" (jax.distributed and the JAX launcher)."""
+    def framework(self, options: dict) -> str:
+        """"torch" (torchrun) or "jax" (jax.distributed and the JAX launcher), from the library's own flags."""
 
-    def label(self, args: argparse.Namespace) -> str:
+    def label(self, options: dict) -> str:
         """The name in console lines and summary.json: "rsl_rl", "skrl-jax"."""
 
-    def configure(self, cfg: dict, args: argparse.Namespace, play: bool) -> None:
-        """Apply the command-line flags to the task's default agent config (before the agent.x=y overrides)."""
+    def configure(self, run: Run) -> None:
+        """Apply the run's flags to run.agent_cfg (after the agent.x=y overrides: the flags win)."""
 
     def run_dir_parts(self, run: Run) -> tuple[str, str]:
         """(experiment, run name) of a training run's directory: logs/<name>/<experiment>/<time>[_<run name>]."""
 
     def finalize(self, run: Run, ctx: RunContext, env: VecEnv, run_dir: str | None) -> None:
         """Fill in what only the started run knows (seed of this rank, device, env size, run directory)."""
-
-    def find_checkpoint(self, run: Run) -> str:
-        """The checkpoint named by --checkpoint / --load_run, or this experiment's latest one."""
-
-    def read_resume(self, path: str, auto: bool) -> Resume:
-        """The checkpoint at `path` read (read_resume), with the library's side files (skrl: timestep, RNG)."""
-
-    def auto_resume(self, run: Run, ctx: RunContext, run_dir: str) -> Resume | None:
-        """Under `fleetlab launch`: the run directory's latest COMPLETE checkpoint, as rank 0 sees it."""
-
-    def run_dir_of(self, checkpoint: str) -> str:
-        """The run directory a checkpoint file belongs to (play writes play.json, videos and exports there)."""
 
     def session(self, run: Run, ctx: RunContext, env: VecEnv, run_dir: str | None,
                 resume: Resume | None) -> ContextManager[Session]:

@@ -48,31 +48,6 @@ def perf_record(env, train_fps: float | None, policy=None, measure_rollouts: boo
     return rec
 
 
-XLA_COMPILES = [0]  # XLA compilations in this process since count_xla_compiles(), reported in summary.json
-XLA_COMPILE_S = [0.0]  # their seconds: XLA's backend compile only
-JAX_TRACE_S = [0.0]  # seconds JAX spent tracing to jaxprs and lowering them to MLIR, before those compiles
-_counting = [False]
-
-
-def count_xla_compiles() -> None:
-    """Count XLA compilations from now on (a jax.monitoring listener, registered once per process): a JAX
-    workflow whose count keeps rising after its first iterations is recompiling (a retrace on new shapes or
-    shardings), which costs far more than the step itself."""
-    import jax
-
-    if not _counting[0]:
-        _counting[0] = True
-        jax.monitoring.register_event_duration_secs_listener(_count_compile)
-
-
-def _count_compile(event: str, secs: float, **_kwargs) -> None:
-    if event == "/jax/core/compile/backend_compile_duration":
-        XLA_COMPILES[0] += 1
-        XLA_COMPILE_S[0] += secs
-    elif event in ("/jax/core/compile/jaxpr_trace_duration", "/jax/core/compile/jaxpr_to_mlir_module_duration"):
-        JAX_TRACE_S[0] += secs
-
-
 def aggregate(perfs: list[dict]) -> dict:
     out = {}
     for key in ("train_fps", "env_fps", "inference_fps"):

@@ -187,3 +187,77 @@ def check_checkpoint_task(path: str, task_id: str, plays: str = "") -> None:
                 raise FleetlabError(f"checkpoint '{path}' was trained on '{trained}', not '{task_id}'")
             return
         folder = os.path.dirname(folder)
+
+
+# -- a library's checkpoints, from its CheckpointLayout (rl/library.py) ----------------------------------------------
+
+
+def checkpoint_of(run) -> str:
+    """The checkpoint a run plays or resumes from: --checkpoint (a path, or a file-name regex searched in the
+    latest run or --load_run's), else the latest run's latest checkpoint; play prefers the layout's play_file."""
+    layout, lib = run.library.checkpoint, run.library
+    experiment = os.path.basename(lib.run_dir_parts(run)[0])  # skrl's is a path
+    runs = run.load_run or layout.runs.format(framework=run.framework)
+    if run.play and layout.play_file and not run.checkpoint:
+        try:
+            return resolve_checkpoint(lib.name, experiment, runs, None, default=layout.play_file, subdir=layout.folder)
+        except FleetlabError:
+            pass  # no best agent (e.g. every evaluation was skipped): the latest checkpoint
+    return resolve_checkpoint(lib.name, experiment, runs, run.checkpoint, default=layout.file, subdir=layout.folder)
+
+
+def run_dir_of(library, checkpoint: str) -> str:
+    """The run directory a checkpoint file belongs to (play writes play.json, videos and exports there)."""
+    folder = os.path.dirname(os.path.abspath(checkpoint))
+    return os.path.dirname(folder) if library.checkpoint.folder else folder
+
+
+def read_resume(library, path: str, auto: bool = False):
+    """The checkpoint at `path` as a Resume: read once, without running code from it (rl/checkpoint_reader.py),
+    checked to be this library's, with its completing side file (the layout's completed_by) as Resume.state."""
+    from fleetlab.rl.checkpoint_reader import check_writer, read_checkpoint
+    from fleetlab.rl.library import Resume
+
+    checkpoint = read_checkpoint(path)
+    check_writer(path, checkpoint, library.name)
+    resume = Resume(path, checkpoint, auto=auto)
+    side = _side_file(library.checkpoint, path)
+    if side is not None and os.path.isfile(side):
+        resume.state = read_checkpoint(side)
+    return resume
+
+
+def _side_file(layout, path: str) -> str | None:
+    step = re.fullmatch(layout.file, os.path.basename(path))
+    if layout.completed_by is None or step is None or not step.groups():
+        return None
+    return os.path.join(os.path.dirname(path), layout.completed_by.format(step=step.group(1)))
+
+
+def auto_resume(run, ctx: RunContext, run_dir: str):
+    """Under `fleetlab launch` (a restart, or a rerun into the same run dir): the run directory's latest COMPLETE
+    checkpoint, as rank 0 sees it, readable on every rank (with its side file); None when there is none yet."""
+    from fleetlab.rl import fault_tolerance as ft
+
+    layout = run.library.checkpoint
+    folder = os.path.join(run_dir, layout.folder)
+    path = None
+    if ctx.is_writer:
+        if layout.completed_by is None:
+            path = ft.latest_checkpoint(folder, layout.file)
+        else:  # the checkpoint of the latest side file: a checkpoint without one is not complete
+            side = ft.latest_checkpoint(folder, re.escape(layout.completed_by).replace(re.escape("{step}"), r"(\d+)"))
+            if side is not None:
+                step = re.search(r"(\d+)", os.path.basename(side)).group(1)
+                path = next((os.path.join(folder, f) for f in sorted(os.listdir(folder))
+                             if (m := re.fullmatch(layout.file, f)) and m.groups() and m.group(1) == step), None)
+    path = ft.share_checkpoint(ctx, path)
+    if path is None:
+        return None
+    resume = read_resume(run.library, path, auto=True)
+    side = _side_file(layout, path)
+    if side is not None:  # rank 0's side file, readable on every rank like the checkpoint (a collective)
+        from fleetlab.rl.checkpoint_reader import read_checkpoint
+
+        resume.state = read_checkpoint(ft.share_checkpoint(ctx, side))
+    return resume

@@ -15,14 +15,14 @@ from fleetlab.errors import FleetlabError
 
 @contextlib.contextmanager
 def wandb_run(run, ctx, env, run_dir: str):
-    if run.args.logger != "wandb" or run.library.logs_to_wandb or not ctx.is_writer:
+    if run.logger != "wandb" or run.library.logs_to_wandb or not ctx.is_writer:
         yield None
         return
     try:
         import wandb
     except ImportError:
         raise FleetlabError("--logger wandb needs the wandb package: pip install wandb") from None
-    project = run.args.log_project_name or os.path.basename(run.library.run_dir_parts(run)[0])  # skrl's is a path
+    project = run.log_project_name or os.path.basename(run.library.run_dir_parts(run)[0])  # skrl's is a path
     config = {"agent": run.agent_cfg, "env": dataclasses.asdict(env.cfg), "world_size": ctx.world_size,
               "num_envs_per_rank": env.num_envs}
     tracker = wandb.init(project=project, name=os.path.basename(run_dir), dir=run_dir, config=config)

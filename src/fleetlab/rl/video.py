@@ -8,10 +8,11 @@ on it plus L frames of MuJoCo's renderer on rank 0, while the other ranks wait a
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 
-from fleetlab.envs.registry import make_from_entry
+from fleetlab.envs.registry import make_from_cfg
 from fleetlab.rl import evaluation
 
 
@@ -19,7 +20,7 @@ class TrainingVideos:
     def __init__(self, run, session, run_dir: str, device: str, seed: int):
         self.run, self.session, self.device, self.seed = run, session, device, seed
         self.folder = os.path.join(run_dir, "videos", "train")
-        self.interval, self.length = run.args.video_interval, run.args.video_length
+        self.interval, self.length = run.video_interval, run.video_length
         self.steps = 0
         self.render_env = None
         self.paths: list[str] = []
@@ -35,7 +36,9 @@ class TrainingVideos:
 
         start = time.perf_counter()
         if self.render_env is None:
-            self.render_env = make_from_entry(self.run.task, 1, "cpu", self.seed, "jax", **self.run.env_overrides)
+            cfg = self.run.env_cfg
+            cfg = dataclasses.replace(cfg, physics=dataclasses.replace(cfg.physics, impl="jax"))
+            self.render_env = make_from_cfg(cfg, self.run.task.id, 1, "cpu", self.seed)
         policy = self.session.training_policy()
         cuda = [torch.device(self.device).index or 0] if self.device.startswith("cuda") else []
         # rl_games' and skrl's act() sample actions (and return the mean): without the fork the video would

@@ -14,6 +14,7 @@ import mujoco
 import numpy as np
 
 from fleetlab.errors import FleetlabError
+from fleetlab.sim.options import IMPLS, PhysicsOptions
 
 
 def _import_mjx():
@@ -32,7 +33,6 @@ def _import_mjx():
 
 mjx = _import_mjx()
 
-IMPLS = ("auto", "jax", "warp")
 # Contact and constraint buffers of MuJoCo Warp, per env. Warp allocates them up front (JAX sizes them from the model
 # itself); a step that needs more sets Data.overflow, which VecEnv turns into an error.
 WARP_CONTACTS_PER_ENV = 64
@@ -47,7 +47,7 @@ WARP_BUFFER_OVERFLOW_BITS = (1 << 9) - 1
 # module after another; load_physics compiles these ahead, on all cores (H200, Humanoid: a cold first step of 72 s
 # becomes 48 s). The rest are kernels MuJoCo Warp builds from the model's sizes inside the first step (MJX's ffi
 # module too gets its kernels then), which only its private factories could build ahead.
-# FLEETLAB_WARP_PRELOAD (comma-separated module names, "all", or "none") overrides, for measurements.
+# PhysicsOptions.preload picks others ("all", "none", module names), for measurements.
 WARP_STEP_MODULES = tuple(f"mujoco.mjx.third_party.mujoco_warp._src.{name}" for name in
                           ("smooth", "forward", "passive", "constraint", "solver", "support"))
 
@@ -100,6 +100,7 @@ class Physics:
     decimation: int
     device: jax.Device
     impl: str = "jax"
+    options: PhysicsOptions = PhysicsOptions()
 
     @property
     def dt(self) -> float:
@@ -115,8 +116,10 @@ class Physics:
         shared one; both implementations take per-env model fields under vmap."""
         model = self.model if model is None else model
         data = data.replace(ctrl=ctrl)
+        every = self.options.rne_every_substep
         for substep in range(self.decimation):  # unrolled: decimation is small and static
-            data = mjx.step(model if substep == self.decimation - 1 else _without_body_forces(model), data)
+            last = substep == self.decimation - 1
+            data = mjx.step(model if last or every else _without_body_forces(model), data)
         return data
 
     def for_one_xla_loop(self) -> "Physics":
@@ -125,7 +128,7 @@ class Physics:
         addresses from one iteration to the next, so Warp replays its captured CUDA graph without staging copies
         (H200, Humanoid, 16384 envs: brax trains at 2.02M steps/s against 1.51M, humprobe in
         benchmarks/results/2026-12-04_h200_humanoid). A VecEnv step, called from Python, keeps WARP_STAGED."""
-        if self.impl != "warp" or self.device.platform == "cpu" or os.environ.get("FLEETLAB_WARP_GRAPH_MODE"):
+        if self.impl != "warp" or self.device.platform == "cpu" or self.options.graph_mode != "auto":
             return self
         import warp
 
@@ -164,17 +167,16 @@ def warp_overflow_error(when: str, bits: int | None = None) -> FleetlabError:
     bits_text = f" (overflow bits {bits})" if bits is not None else ""
     return FleetlabError(
         f"MuJoCo Warp ran out of its contact or constraint buffers {when}{bits_text}: the steps since "
-        "are wrong. Raise the task's scene.warp_contacts_per_env / warp_constraints_per_env (e.g. "
-        f"env.scene.warp_constraints_per_env=1024; defaults {WARP_CONTACTS_PER_ENV} and {WARP_CONSTRAINTS_PER_ENV}, "
-        "fleetlab.sim.mjx.WARP_CONTACTS_PER_ENV / WARP_CONSTRAINTS_PER_ENV), or use --physics_impl jax")
+        "are wrong. Raise the task's physics.contacts_per_env / constraints_per_env (e.g. "
+        f"--physics_constraints_per_env 1024; defaults {WARP_CONTACTS_PER_ENV} and {WARP_CONSTRAINTS_PER_ENV}), "
+        "or use --physics_impl jax")
 
 
 def _without_body_forces(model: mjx.Model) -> mjx.Model:
     """The model without MuJoCo Warp's opt.run_rne_postconstraint: the body forces of a substep before the last are
-    overwritten unread, and computing them costs a pass over the bodies per substep.
-    FLEETLAB_WARP_RNE_EVERY_SUBSTEP=1 keeps them in every substep, for measurements."""
-    if getattr(model.opt._impl, "run_rne_postconstraint", False) is not True or os.environ.get(
-            "FLEETLAB_WARP_RNE_EVERY_SUBSTEP") == "1":
+    overwritten unread, and computing them costs a pass over the bodies per substep
+    (PhysicsOptions.rne_every_substep keeps them, for measurements)."""
+    if getattr(model.opt._impl, "run_rne_postconstraint", False) is not True:
         return model
     return _with_warp_opt(model, run_rne_postconstraint=False)
 
@@ -196,11 +198,12 @@ def incoming_wrench(data: mjx.Data, bodies) -> jax.Array:
     return data._impl.cfrc_int[bodies]
 
 
-def _preload_warp_modules(jax_device) -> None:
-    """Compile (or load from Warp's kernel cache) the modules of WARP_STEP_MODULES on one thread per core."""
+def _preload_warp_modules(jax_device, names: str) -> None:
+    """Compile (or load from Warp's kernel cache) the modules `names` names ("step": WARP_STEP_MODULES) on one
+    thread per core."""
     import warp
 
-    names = os.environ.get("FLEETLAB_WARP_PRELOAD") or ",".join(WARP_STEP_MODULES)
+    names = ",".join(WARP_STEP_MODULES) if names == "step" else names
     if names == "none":
         return
     device = "cpu" if jax_device.platform == "cpu" else f"cuda:{jax_device.id}"
@@ -254,11 +257,11 @@ def load_model(xml_path: str, where: str = "") -> mujoco.MjModel:
 
 
 def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int, device: str = "cpu", impl: str = "jax",
-                 num_envs: int = 1, contacts_per_env: int | None = None, constraints_per_env: int | None = None,
-                 where: str = "") -> Physics:
+                 num_envs: int = 1, options: PhysicsOptions = PhysicsOptions(), where: str = "") -> Physics:
     """The model (an MJCF path, or a compiled MjModel) on `device` with implementation `impl` ("auto", "jax",
-    "warp"). MuJoCo Warp's buffers: `contacts_per_env` times `num_envs` contacts (shared by all envs) and
-    `constraints_per_env` constraint rows per env (None: WARP_CONTACTS_PER_ENV, WARP_CONSTRAINTS_PER_ENV).
+    "warp"; it wins over options.impl) and MuJoCo Warp's `options`. Warp's buffers: options.contacts_per_env times
+    `num_envs` contacts (shared by all envs) and options.constraints_per_env constraint rows per env (None:
+    WARP_CONTACTS_PER_ENV, WARP_CONSTRAINTS_PER_ENV).
     Physics.with_body_forces makes Warp compute cfrc_int, for an env whose terms read it."""
     impl = resolve_impl(impl, device)
     if decimation < 1:
@@ -282,27 +285,26 @@ def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int,
         # training they move, and Warp re-captures (H200, Humanoid, 16384 envs: rollout 269 ms per iteration).
         # WARP_STAGED captures once on staging buffers: 193 ms, and 65.5M Humanoid steps in 95 s instead of 142 s
         # (benchmarks/results/2026-12-03_h200_warp). JAX's CPU FFI has no graphs: the CPU keeps MJX's default.
-        # FLEETLAB_WARP_GRAPH_MODE (WARP, WARP_STAGED, WARP_STAGED_EX, JAX, NONE) overrides, for measurements.
-        graph_mode = os.environ.get("FLEETLAB_WARP_GRAPH_MODE") or ("WARP_STAGED" if device != "cpu" else "")
+        # options.graph_mode (WARP, WARP_STAGED, WARP_STAGED_EX, JAX, NONE) overrides, for measurements.
+        graph_mode = options.graph_mode if options.graph_mode != "auto" else ("WARP_STAGED" if device != "cpu" else "")
         if graph_mode:
             import warp
 
             warp_opt = warp_opt.replace(graph_mode=getattr(warp.JaxCallableGraphMode, graph_mode))
         model = model.replace(opt=model.opt.replace(_impl=warp_opt))
-        _preload_warp_modules(jax_device)
+        _preload_warp_modules(jax_device, options.preload)
         # Oversized buffers cost time: Warp's constraint and solver kernels run over every row of the buffer (H200,
         # Humanoid, 16384 envs: 1.51M env-steps/s with 64 contacts and 512 rows per env, 2.11M with 16 and 128).
-        # FLEETLAB_WARP_CONTACTS_PER_ENV / FLEETLAB_WARP_CONSTRAINTS_PER_ENV override them, for measurements.
-        contacts = int(os.environ.get("FLEETLAB_WARP_CONTACTS_PER_ENV") or contacts_per_env or WARP_CONTACTS_PER_ENV)
-        constraints = int(os.environ.get("FLEETLAB_WARP_CONSTRAINTS_PER_ENV") or constraints_per_env
-                          or WARP_CONSTRAINTS_PER_ENV)
+        contacts = options.contacts_per_env or WARP_CONTACTS_PER_ENV
+        constraints = options.constraints_per_env or WARP_CONSTRAINTS_PER_ENV
         template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=contacts * num_envs, njmax=constraints)
     else:
         template = mjx.make_data(model, device=jax_device, impl=impl)
     template = jax.device_put(template, jax_device)
-    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl)
+    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl,
+                   options=options)
 
 
-__all__ = ["IMPLS", "Physics", "external_force", "incoming_wrench", "jax_device_for", "load_model", "load_physics",
+__all__ = ["IMPLS", "Physics", "PhysicsOptions", "external_force", "incoming_wrench", "jax_device_for", "load_model", "load_physics",
            "resolve_impl",
            "warp_overflow_error"]

@@ -14,12 +14,11 @@ def classic_locomotion(xml_path: str, *, feet: tuple, weights: dict, termination
                        joint_limit_threshold: float, default_joint_pos: dict | None = None,
                        ang_vel_scale: float = 1.0, joint_vel_scale: float = 0.1, feet_force_scale: float = 0.01,
                        upright_threshold: float = 0.93, heading_threshold: float = 0.8,
-                       warp_contacts_per_env: int | None = None,
-                       warp_constraints_per_env: int | None = None) -> mdp.ManagerBasedRLEnvCfg:
+                       physics: mdp.PhysicsOptions = mdp.PhysicsOptions()) -> mdp.ManagerBasedRLEnvCfg:
     target = {"target_pos": TARGET}
     return mdp.ManagerBasedRLEnvCfg(
-        scene=mdp.SceneCfg(xml_path=xml_path, sim_dt=1 / 120, decimation=2, default_joint_pos=default_joint_pos or {},
-                       warp_contacts_per_env=warp_contacts_per_env, warp_constraints_per_env=warp_constraints_per_env),
+        scene=mdp.SceneCfg(xml_path=xml_path, sim_dt=1 / 120, decimation=2, default_joint_pos=default_joint_pos or {}),
+        physics=physics,
         episode_length_s=16.0,
         actions={"joint_effort": mdp.JointEffortAction(scale=1.0)},
         observations={"policy": mdp.ObsGroup(terms={  # Isaac Lab's classic policy observation, in its order

@@ -12,19 +12,16 @@ importing Brax.
 from __future__ import annotations
 
 import contextlib
-import os
 
 from fleetlab import checks as c
-from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.library import Resume, read_resume
-from fleetlab.rl.run_dir import resolve_checkpoint
+from fleetlab.rl.library import CheckpointLayout
 
 
 class Brax:
     name = "brax"
-    checkpoint_subdir = ""
+    # .pt: the torch files of before 2026-12-06 (rl/brax/params.py)
+    checkpoint = CheckpointLayout(folder="", file=r"model_(\d+)\.(pickle|pt)", keys=frozenset({"brax_params", "env_steps"}))
     variants = {"brax": []}
-    checkpoint_pattern = r"model_\d+\.(pickle|pt)"  # .pt: the torch files of before 2026-12-06 (rl/brax/params.py)
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
     requires = ("brax", "brax")
@@ -45,39 +42,26 @@ class Brax:
         parser.add_argument("--experiment_name", type=str, default=None)
         parser.add_argument("--run_name", type=str, default=None)
 
-    def framework(self, args) -> str:
+    def framework(self, options: dict) -> str:
         return "jax"
 
-    def label(self, args) -> str:
+    def label(self, options: dict) -> str:
         return self.name
 
-    def configure(self, cfg: dict, args, play: bool) -> None:
-        if args.experiment_name:
-            cfg["experiment_name"] = args.experiment_name
-        if args.run_name:
-            cfg["run_name"] = args.run_name
-        if not play and args.max_iterations is not None:
-            cfg["max_iterations"] = args.max_iterations
+    def configure(self, run) -> None:
+        cfg, options = run.agent_cfg, run.options
+        if options["experiment_name"]:
+            cfg["experiment_name"] = options["experiment_name"]
+        if options["run_name"]:
+            cfg["run_name"] = options["run_name"]
+        if not run.play and run.max_iterations is not None:
+            cfg["max_iterations"] = run.max_iterations
 
     def run_dir_parts(self, run) -> tuple[str, str]:
         return run.agent_cfg["experiment_name"], run.agent_cfg["run_name"]
 
     def finalize(self, run, ctx, env, run_dir) -> None:
         run.agent_cfg["seed"] = run.seed  # the BASE seed: Brax folds in the process index itself
-
-    def find_checkpoint(self, run) -> str:
-        return resolve_checkpoint(self.name, run.agent_cfg["experiment_name"], run.args.load_run, run.args.checkpoint,
-                                  default=self.checkpoint_pattern)
-
-    def read_resume(self, path: str, auto: bool) -> Resume:
-        return read_resume(self.name, path, auto)
-
-    def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
-        path = ft.auto_resume_checkpoint(ctx, run_dir, self.checkpoint_pattern)
-        return None if path is None else read_resume(self.name, path, auto=True)
-
-    def run_dir_of(self, checkpoint: str) -> str:
-        return os.path.dirname(checkpoint)
 
     @contextlib.contextmanager
     def session(self, run, ctx, env, run_dir, resume):

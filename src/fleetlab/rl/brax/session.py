@@ -20,13 +20,13 @@ import numpy as np
 from fleetlab.distributed import parameter_checksum, state_checksum
 from fleetlab.envs import to_jax, to_torch
 from fleetlab.errors import FleetlabError
+from fleetlab.process import XLA, freeze_and_restart_collector, pause_collector
 from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl import garbage_collection
 from fleetlab.rl.brax import params as brax_params
 from fleetlab.rl.brax.env import STAT_NAMES, BraxEnv, VmapOnly
 from fleetlab.rl.console import Progress
 from fleetlab.rl.library import STATE_CHECKSUM_KEY, Resume
-from fleetlab.rl.perf import JAX_TRACE_S, XLA_COMPILE_S, XLA_COMPILES, count_xla_compiles, seconds_since_process_start
+from fleetlab.rl.perf import seconds_since_process_start
 from fleetlab.rl.scalar_writer import ScalarWriter
 from fleetlab.sim.mjx import warp_overflow_error
 
@@ -76,7 +76,8 @@ class BraxSession:
               "ppo.train restores the normalizer, policy and value (its Adam moments and adaptive learning rate "
               "start afresh)", flush=True)
 
-    def learn(self) -> None:
+    def learn(self, stop) -> None:
+        """`stop` goes unused: Brax's ppo.train runs its epochs to the end (no hook between them can end it)."""
         cfg = self.cfg
         total = cfg["max_iterations"]
         remaining = total - self.start_iteration
@@ -84,8 +85,8 @@ class BraxSession:
             print(f"[fleetlab] nothing to train: iteration {self.start_iteration} of {total} reached", flush=True)
             return
         # Brax's trainer is imported, and its epoch program traced, with the garbage collector off: both make
-        # long-lived objects only (rl/garbage_collection.py). The first rollout's statistics turn it back on.
-        garbage_collection.pause()
+        # long-lived objects only (fleetlab/process.py). The first rollout's statistics turn it back on.
+        pause_collector()
         self.collector_paused = True
         from brax.training.agents.ppo import train as ppo
 
@@ -99,7 +100,6 @@ class BraxSession:
         self.videos = next((h for h in self.env.step_hooks if hasattr(h, "record")), None)
         ppo_cfg = dict(cfg["ppo"])
         wrap = functools.partial(VmapOnly, report_every=cfg["num_steps_per_env"], sink=self._episode_stats)
-        count_xla_compiles()
         self.learn_start_s = seconds_since_process_start()
         start = time.time()
         with patches.installed(), self._overflow_is_a_user_error():
@@ -143,7 +143,7 @@ class BraxSession:
         act = jax.jit(self.make_policy(self.params, deterministic=True))
         key = jax.random.PRNGKey(0)  # unused by the deterministic policy
 
-        def policy(obs: torch.Tensor) -> torch.Tensor:
+        def policy(obs: "torch.Tensor") -> "torch.Tensor":  # noqa: F821  (torch is never imported here)
             return to_torch(act(to_jax(obs), key)[0])
 
         return policy
@@ -167,10 +167,10 @@ class BraxSession:
         else:  # one epoch: the whole of learn(), compile included
             per_process = self._fps_with_jit() / self.ctx.world_size if self.learn_s else None
         last = {**self.last, "iterations": self.cfg["max_iterations"], "epoch_sps": self.sps,
-                "jax_backend_compiles": XLA_COMPILES[0],
+                "jax_backend_compiles": XLA.count,
                 # flat after the first epoch: every later epoch reuses the one compiled program
                 "compiles_after_first_epoch": self.compiles[-1] - self.compiles[0] if self.compiles else None,
-                "xla_compile_s": XLA_COMPILE_S[0], "jax_trace_s": JAX_TRACE_S[0], "learn_start_s": self.learn_start_s,
+                "xla_compile_s": XLA.compile_s, "jax_trace_s": XLA.trace_s, "learn_start_s": self.learn_start_s,
                 "epoch_end_s": self.epoch_end_s}
         if self.last_rollout is not None and self.last_rollout[0] > 0:
             # the episodes that ended in the final iteration alone: the window closest to rsl_rl's Train/mean_reward
@@ -218,7 +218,7 @@ class BraxSession:
     def _episode_stats(self, totals) -> None:
         if self.collector_paused:  # the compiled epoch program runs: what its trace made is long-lived
             self.collector_paused = False
-            garbage_collection.freeze_and_restart()
+            freeze_and_restart_collector()
         self.rollout_end_s.append(time.time())
         self.last_rollout = np.asarray(totals)
         self.episode_rows.append(self.last_rollout)
@@ -234,13 +234,13 @@ class BraxSession:
         sps = float(metrics["training/sps"])
         self.epoch_end_s.append(seconds_since_process_start())
         self.sps.append(sps)
-        self.compiles.append(XLA_COMPILES[0])
+        self.compiles.append(XLA.count)
         rows = np.sum(self.episode_rows, axis=0) if self.episode_rows else None
         self.episode_rows.clear()
         scalars = {f"Loss/{k.removeprefix('training/')}": float(v) for k, v in metrics.items()
                    if k.startswith("training/") and k not in ("training/sps", "training/walltime")}
         scalars["Perf/total_fps"] = sps
-        scalars["Perf/xla_compiles"] = XLA_COMPILES[0]
+        scalars["Perf/xla_compiles"] = XLA.count
         if rows is not None and rows[0] > 0:
             n = rows[0]
             scalars["Train/mean_reward"] = rows[1] / n

@@ -8,14 +8,12 @@ import os
 
 from fleetlab import checks as c
 from fleetlab.errors import FleetlabError
-from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.library import Resume, read_resume
-from fleetlab.rl.run_dir import resolve_checkpoint
+from fleetlab.rl.library import CheckpointLayout
 
 
 class RlGames:
     name = "rl_games"
-    checkpoint_subdir = "nn"
+    checkpoint = CheckpointLayout(folder="nn", file=r".*\.pth", keys=frozenset({"model", "epoch", "frame"}))
     variants = {"rl_games": []}
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
@@ -32,15 +30,15 @@ class RlGames:
     def add_args(self, parser) -> None:
         pass
 
-    def framework(self, args) -> str:
+    def framework(self, options: dict) -> str:
         return "torch"
 
-    def label(self, args) -> str:
+    def label(self, options: dict) -> str:
         return self.name
 
-    def configure(self, cfg: dict, args, play: bool) -> None:
-        if not play and args.max_iterations is not None:
-            cfg["params"]["config"]["max_epochs"] = args.max_iterations
+    def configure(self, run) -> None:
+        if not run.play and run.max_iterations is not None:
+            run.agent_cfg["params"]["config"]["max_epochs"] = run.max_iterations
 
     def run_dir_parts(self, run) -> tuple[str, str]:
         return run.agent_cfg["params"]["config"]["name"], ""
@@ -62,21 +60,9 @@ class RlGames:
         if run_dir is not None:
             conf["train_dir"] = os.path.dirname(run_dir)
             conf["full_experiment_name"] = os.path.basename(run_dir)
-        params["seed"] = ctx.seed
-
-    def find_checkpoint(self, run) -> str:
-        return resolve_checkpoint(self.name, self.run_dir_parts(run)[0], run.args.load_run, run.args.checkpoint, default=r".*\.pth",
-                                  subdir=self.checkpoint_subdir)
-
-    def read_resume(self, path: str, auto: bool) -> Resume:
-        return read_resume(self.name, path, auto)
-
-    def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
-        path = ft.auto_resume_checkpoint(ctx, os.path.join(run_dir, self.checkpoint_subdir), r".*\.pth")
-        return None if path is None else read_resume(self.name, path, auto=True)
-
-    def run_dir_of(self, checkpoint: str) -> str:
-        return os.path.dirname(os.path.dirname(checkpoint))  # <run>/nn/<name>.pth
+        # the BASE seed: rl_games' Runner adds the global rank (RANK) itself under multi_gpu, then seeds torch,
+        # NumPy and random with it (not when it is 0: the workflow has seeded them with the same number already)
+        params["seed"] = run.seed
 
     @contextlib.contextmanager
     def session(self, run, ctx, env, run_dir, resume):

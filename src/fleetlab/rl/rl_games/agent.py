@@ -13,6 +13,7 @@ from rl_games.algos_torch.running_mean_std import RunningMeanStd
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.sync import global_batch_moments, state_checksum
 from fleetlab.distributed.torch_pg import group_made_by_run_context
+from fleetlab.process import StopRequest
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.console import printed_by_writer_only
@@ -55,7 +56,7 @@ class FleetA2CAgent(a2c_continuous.A2CAgent):
     def __init__(self, base_name, params, ctx: RunContext, env):
         device = ctx.device
         self.ctx, self.fleet_env = ctx, env
-        self.stop, self.rng_states = ft.StopRequest(), None
+        self.stop, self.rng_states = StopRequest(), None  # stop: the process's, given to learn()
         with group_made_by_run_context(device), printed_by_writer_only(ctx):  # upstream: summary on every rank
             super().__init__(base_name=base_name, params=params)
         model = self.model

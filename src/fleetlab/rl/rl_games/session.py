@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import torch
 from rl_games.torch_runner import Runner
@@ -37,10 +35,6 @@ class RlGamesSession:
         # from its process-wide registries (vecenv / env_configurations), which Isaac Lab's wrapper overwrites.
         config["vec_env"], config["env_info"] = wrapped, wrapped.get_env_info()
         runner.params["config"] = config
-        # Upstream adds RANK (read from the environment) to the seed itself; ours already holds base + global rank.
-        random.seed(ctx.seed)
-        np.random.seed(ctx.seed)
-        torch.manual_seed(ctx.seed)
         self.agent = self.player = None
         if run.play:
             self.player = runner.create_player()
@@ -59,8 +53,8 @@ class RlGamesSession:
         ft.restore_rng(self.ctx, checkpoint.get("fleetlab_rng"), self.env)
         print(f"[fleetlab] resuming from {resume.path} at epoch {agent.epoch_num + 1}/{agent.max_epochs}", flush=True)
 
-    def learn(self) -> None:
-        self.agent.stop.install()
+    def learn(self, stop) -> None:
+        self.agent.stop = stop
         self.agent.train()
 
     def policy(self):

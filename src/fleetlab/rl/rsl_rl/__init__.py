@@ -4,19 +4,15 @@ the upstream fixes live in env.py (VecEnv wrapper), logger.py (synced statistics
 from __future__ import annotations
 
 import contextlib
-import os
 
 from fleetlab import checks as c
-from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.library import Resume, read_resume
-from fleetlab.rl.run_dir import resolve_checkpoint
+from fleetlab.rl.library import CheckpointLayout
 
 
 class RslRl:
     name = "rsl_rl"
-    checkpoint_subdir = ""
+    checkpoint = CheckpointLayout(folder="", file=r"model_(\d+)\.pt", keys=frozenset({"iter", "optimizer_state_dict"}))
     variants = {"rsl_rl": []}
-    checkpoint_pattern = r"model_\d+\.pt"
     loggers = ("tensorboard", "wandb", "neptune")  # --logger choices
     logs_to_wandb = True  # rsl_rl's own writers (rank 0 only), as Isaac Lab's rsl_rl script uses them
     requires = ("rsl_rl", "rsl-rl")
@@ -33,23 +29,24 @@ class RslRl:
         parser.add_argument("--experiment_name", type=str, default=None)
         parser.add_argument("--run_name", type=str, default=None)
 
-    def framework(self, args) -> str:
+    def framework(self, options: dict) -> str:
         return "torch"
 
-    def label(self, args) -> str:
+    def label(self, options: dict) -> str:
         return self.name
 
-    def configure(self, cfg: dict, args, play: bool) -> None:
-        if args.experiment_name:
-            cfg["experiment_name"] = args.experiment_name
-        if args.run_name:
-            cfg["run_name"] = args.run_name
-        if args.logger:
-            cfg["logger"] = args.logger
+    def configure(self, run) -> None:
+        cfg, options = run.agent_cfg, run.options
+        if options["experiment_name"]:
+            cfg["experiment_name"] = options["experiment_name"]
+        if options["run_name"]:
+            cfg["run_name"] = options["run_name"]
+        if run.logger:
+            cfg["logger"] = run.logger
         if cfg.get("logger") in ("wandb", "neptune"):
-            cfg[f"{cfg['logger']}_project"] = args.log_project_name or cfg["experiment_name"]
-        if not play and args.max_iterations is not None:
-            cfg["max_iterations"] = args.max_iterations
+            cfg[f"{cfg['logger']}_project"] = run.log_project_name or cfg["experiment_name"]
+        if not run.play and run.max_iterations is not None:
+            cfg["max_iterations"] = run.max_iterations
 
     def run_dir_parts(self, run) -> tuple[str, str]:
         return run.agent_cfg["experiment_name"], run.agent_cfg["run_name"]
@@ -57,22 +54,8 @@ class RslRl:
     def finalize(self, run, ctx, env, run_dir) -> None:
         run.agent_cfg["seed"] = ctx.seed
 
-    def find_checkpoint(self, run) -> str:
-        return resolve_checkpoint(self.name, run.agent_cfg["experiment_name"], run.args.load_run, run.args.checkpoint)
-
-    def read_resume(self, path: str, auto: bool) -> Resume:
-        return read_resume(self.name, path, auto)
-
-    def auto_resume(self, run, ctx, run_dir: str) -> Resume | None:
-        path = ft.auto_resume_checkpoint(ctx, run_dir, self.checkpoint_pattern)
-        return None if path is None else read_resume(self.name, path, auto=True)
-
-    def run_dir_of(self, checkpoint: str) -> str:
-        return os.path.dirname(checkpoint)
-
     @contextlib.contextmanager
     def session(self, run, ctx, env, run_dir, resume):
-        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")  # rsl_rl imports GitPython, which wants a git binary
         from fleetlab.rl.rsl_rl.session import RslRlSession
 
         yield RslRlSession(run, ctx, env, run_dir)

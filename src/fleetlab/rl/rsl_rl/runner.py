@@ -14,6 +14,7 @@ from rsl_rl.runners import OnPolicyRunner
 from tensordict import TensorDict
 
 from fleetlab.distributed import RunContext, parameter_checksum, state_checksum
+from fleetlab.process import StopRequest
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.checkpoint_reader import read_checkpoint
 from fleetlab.rl.console import printed_by_writer_only
@@ -41,7 +42,7 @@ class FleetOnPolicyRunner(OnPolicyRunner):
             gpu_world_size=self.gpu_world_size, gpu_global_rank=self.gpu_global_rank, device=self.device, ctx=ctx,
             iteration_end=self._iteration_end,
         )
-        self.stop = ft.StopRequest()
+        self.stop = StopRequest()  # the process's, given to learn()
         self.rng_states: list[dict] | None = None
         self.task_id: str | None = None
 

@@ -32,8 +32,8 @@ class RslRlSession:
             print(f"[fleetlab] resuming from {resume.path}", flush=True)
         ft.restore_rng(self.ctx, resume.checkpoint.get("fleetlab_rng"), self.env)
 
-    def learn(self) -> None:
-        self.runner.stop.install()
+    def learn(self, stop) -> None:
+        self.runner.stop = stop
         self.runner.learn(num_learning_iterations=self.iterations, init_at_random_ep_len=True)
 
     def policy(self):

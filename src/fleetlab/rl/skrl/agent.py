@@ -18,6 +18,7 @@ import os
 from typing import Callable
 
 from fleetlab.distributed import RunContext, pooled_over_ranks
+from fleetlab.process import StopRequest
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.library import STATE_CHECKSUM_KEY
 
@@ -34,7 +35,7 @@ class TrainingState:
     rng_extra: Callable[[], dict]  # the framework's own RNG state (skrl-JAX's key)
     state_checksum: Callable[[], str]  # the hash of what the checkpoint holds (session.SkrlSession.state_checksum)
     env_log: Callable[[], dict] | None = None  # the env's extras["log"] samples, where skrl's trainer logs none
-    stop: ft.StopRequest = dataclasses.field(default_factory=ft.StopRequest)
+    stop: StopRequest = dataclasses.field(default_factory=StopRequest)  # the process's, given to learn()
     rng_states: list[dict] | None = None
 
 

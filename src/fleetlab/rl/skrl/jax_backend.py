@@ -14,7 +14,6 @@ from skrl.utils.runner.jax import Runner
 
 from fleetlab.distributed import parameter_checksum, sync
 from fleetlab.rl import fault_tolerance as ft
-from fleetlab.rl.perf import count_xla_compiles
 from fleetlab.rl.skrl.agent import fleet_runner
 from fleetlab.rl.skrl.env import SkrlEnvMixin
 
@@ -100,7 +99,6 @@ _build_runner = fleet_runner(Runner, PPO, SyncedRunningStandardScaler)
 def build_runner(env, cfg: dict):
     skrl.config.jax.backend = "jax"  # arrays stay JAX arrays on the device (Isaac Lab sets the same)
     skrl.config.jax.device = env.core.physics.device  # the env's device: the one local to this process
-    count_xla_compiles()
     return _build_runner(SkrlJaxEnv(env), cfg)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
+from fleetlab.process import XLA
 from fleetlab.rl import fault_tolerance as ft
 from fleetlab.rl.library import Resume
-from fleetlab.rl.perf import XLA_COMPILES
 from fleetlab.rl.skrl.agent import TrainingState
 
 SAMPLE_COUNTERS = ("_g_i", "_c_i", "_mc_i")  # skrl-JAX's Gaussian/Categorical/MultiCategorical call counters
@@ -48,8 +48,8 @@ class SkrlSession:
             self.backend.set_rng_extra(resume.state["rng"][self.ctx.rank])
         print(f"[fleetlab] resuming from {resume.path} at timestep {self.offset}/{self.agent.fleet.total}", flush=True)
 
-    def learn(self) -> None:
-        self.agent.fleet.stop.install()
+    def learn(self, stop) -> None:
+        self.agent.fleet.stop = stop
         start = time.time()
         self.runner.run("train")
         self.learn_s = time.time() - start
@@ -91,7 +91,7 @@ class SkrlSession:
     def results(self) -> tuple[dict, dict]:
         last = {"env_steps_total": self.steps, "fps_with_jit": self.steps / self.learn_s}
         if self.run.framework == "jax":
-            last["jax_backend_compiles"] = XLA_COMPILES[0]
+            last["jax_backend_compiles"] = XLA.count
         return last, {"train_fps": self.wrapped.steady_fps(self.run.agent_cfg["agent"]["rollouts"])}
 
     def export(self, folder: str) -> list[str]:

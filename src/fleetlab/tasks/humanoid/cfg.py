@@ -21,4 +21,4 @@ def humanoid() -> mdp.ManagerBasedRLEnvCfg:
         # each (pyramidal, condim 3), plus 21 joint limits: 77 rows. MuJoCo C over 200 random-action episodes: 8
         # contacts and 34 rows at most. The contact buffer is shared by all envs, so one env may use more than 16.
         # 96 rows keep 19 above the bound (H200, 16384 envs: 2.21M env-steps/s against 2.13M at 128 and 2.24M at 80).
-        warp_contacts_per_env=16, warp_constraints_per_env=96)
+        physics=mdp.PhysicsOptions(contacts_per_env=16, constraints_per_env=96))

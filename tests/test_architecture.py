@@ -1,6 +1,6 @@
 """The layering of docs/architecture.md, checked on the source: imports point down (cli/launch/bench -> rl -> tasks
--> mdp (the term library) -> envs -> sim, with distributed beneath them all), no unittest.mock in src/, and every registered library offers
-the whole declared interface."""
+-> mdp (the term library) -> envs -> sim, with process and distributed beneath rl), no import cycle among fleetlab's
+modules, no unittest.mock in src/, and every registered library offers the whole declared interface."""
 
 import ast
 import inspect
@@ -12,7 +12,8 @@ from conftest import REPO
 SRC = os.path.join(REPO, "src", "fleetlab")
 # package -> the fleetlab packages it must never import (directly or inside a function)
 FORBIDDEN = {
-    "distributed": ("rl", "envs", "sim", "tasks", "mdp", "cli", "launch", "bench"),
+    "distributed": ("rl", "envs", "sim", "tasks", "mdp", "cli", "launch", "bench", "process"),
+    "process.py": ("rl", "envs", "sim", "tasks", "mdp", "cli", "launch", "bench"),
     "sim": ("rl", "envs", "tasks", "mdp", "cli", "launch", "bench"),
     "envs": ("rl", "tasks", "mdp", "cli", "launch", "bench"),
     "mdp": ("rl", "tasks", "cli", "launch", "bench"),
@@ -51,6 +52,49 @@ def test_imports_point_down_the_layers():
     assert not wrong, "\n".join(sorted(wrong))
 
 
+def _module_name(rel: str) -> str:
+    name = "fleetlab." + rel[:-3].replace(os.sep, ".")
+    return name.removesuffix(".__init__")
+
+
+def test_no_import_cycles():
+    """An import cycle among fleetlab's modules (counting imports inside functions and under TYPE_CHECKING) means
+    two modules each need the other: one of them holds something that belongs elsewhere."""
+    trees = {_module_name(rel): tree for rel, tree in _modules()}
+
+    def module_of(name: str) -> str | None:  # `fleetlab.a.b.Name` -> the module that defines it
+        while name and name not in trees:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    def imported(tree) -> set[str]:  # `from a.b import c`: the module a.b.c if there is one, else a.b
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        return names
+
+    graph = {m: {t for n in imported(tree) if n.startswith("fleetlab") and (t := module_of(n)) not in (None, m)}
+             for m, tree in trees.items()}
+    cycles, state = [], {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for other in sorted(graph[module]):
+            if state.get(other) == "open":
+                cycles.append(" -> ".join(path[path.index(other):] + [other]))
+            elif other not in state:
+                visit(other, [*path, other])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(cycles)
+
+
 def test_no_unittest_mock_in_src():
     users = [rel for rel, tree in _modules() if any(n.startswith("unittest") for n in _imports(tree))]
     assert not users, users
@@ -63,12 +107,15 @@ def _declared(protocol) -> dict:
 def test_every_library_offers_the_declared_interface():
     from fleetlab.rl.library import LIBRARIES, Library, Session, library
 
+    from fleetlab.rl.library import CheckpointLayout, SeedPolicy
+
     declared = _declared(Library)
-    assert {"configure", "finalize", "session", "find_checkpoint", "auto_resume"} <= set(declared)
+    assert set(declared) == {"add_args", "framework", "label", "configure", "run_dir_parts", "finalize", "session"}
     for name in LIBRARIES:
         lib = library(name)
         assert lib.name == name
-        for attr in ("checkpoint_subdir", "variants", "loggers", "logs_to_wandb", "checks", "requires"):
+        assert isinstance(lib.checkpoint, CheckpointLayout) and isinstance(lib.seed, SeedPolicy), name
+        for attr in ("variants", "loggers", "logs_to_wandb", "checks", "requires"):
             assert hasattr(lib, attr), f"{name} lacks {attr}"
         for method, spec in declared.items():
             ours = getattr(type(lib), method, None)

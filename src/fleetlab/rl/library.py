@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from fleetlab.distributed import RunContext
     from fleetlab.envs import VecEnv
     from fleetlab.process import StopRequest
-    from fleetlab.rl.run import Run
 
 # --library value -> the module that exposes LIBRARY. The CLI, `fleetlab launch`, `fleetlab bench train`, the flags and
 # the Isaac Lab scripts all read this.
@@ -52,6 +51,21 @@ class CheckpointLayout:
     # When a checkpoint is complete. None: as soon as it exists (written atomically). Else a side file, named with
     # the checkpoint's step ("{step}"), written after it; resuming reads it as Resume.state.
     completed_by: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SeedPolicy:
+    """Where a library takes its seed in the agent config, and which seed: with `adds_rank` the library adds the
+    global rank itself (so it gets the base seed), else it gets this rank's seed (base + global rank)."""
+
+    key: str  # dotted path in the agent config
+    adds_rank: bool
+
+    def apply(self, cfg: dict, base_seed: int, rank_seed: int) -> None:
+        *parents, last = self.key.split(".")
+        for name in parents:
+            cfg = cfg[name]
+        cfg[last] = base_seed if self.adds_rank else rank_seed
 
 
 @dataclasses.dataclass
@@ -114,8 +128,12 @@ class Session(Protocol):
 
 
 class Library(Protocol):
+    """What a library adapter declares and does. `run` is rl/run.py's Run (not imported here: rl/run.py imports
+    this module)."""
+
     name: str  # the --library value and the logs/<name>/ folder
     checkpoint: CheckpointLayout
+    seed: SeedPolicy  # set by rl/workflow.py before finalize()
     variants: dict[str, list[str]]  # `fleetlab bench train` labels -> the train flags that select them
     loggers: tuple[str, ...]  # --logger choices (the default is tensorboard)
     logs_to_wandb: bool  # True: the library writes --logger wandb itself; False: rl/tracking.py mirrors TensorBoard
@@ -131,16 +149,16 @@ class Library(Protocol):
     def label(self, options: dict) -> str:
         """The name in console lines and summary.json: "rsl_rl", "skrl-jax"."""
 
-    def configure(self, run: Run) -> None:
+    def configure(self, run) -> None:
         """Apply the run's flags to run.agent_cfg (after the agent.x=y overrides: the flags win)."""
 
-    def run_dir_parts(self, run: Run) -> tuple[str, str]:
+    def run_dir_parts(self, run) -> tuple[str, str]:
         """(experiment, run name) of a training run's directory: logs/<name>/<experiment>/<time>[_<run name>]."""
 
-    def finalize(self, run: Run, ctx: RunContext, env: VecEnv, run_dir: str | None) -> None:
-        """Fill in what only the started run knows (seed of this rank, device, env size, run directory)."""
+    def finalize(self, run, ctx: RunContext, env: VecEnv, run_dir: str | None) -> None:
+        """Fill in what only the started run knows (device, env size, run directory)."""
 
-    def session(self, run: Run, ctx: RunContext, env: VecEnv, run_dir: str | None,
+    def session(self, run, ctx: RunContext, env: VecEnv, run_dir: str | None,
                 resume: Resume | None) -> ContextManager[Session]:
         """Build the library's runner; the library's upstream fixes are installed only while this block runs."""
 

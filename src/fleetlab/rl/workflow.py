@@ -85,6 +85,7 @@ def explicit_resume(run: Run, ctx: RunContext) -> Resume | None:
 def _train_in(run: Run, process: ProcessSetup, ctx: RunContext, env, run_dir: str, explicit: Resume | None,
               learning: list) -> dict:
     lib = run.library
+    lib.seed.apply(run.agent_cfg, run.seed, ctx.seed)
     lib.finalize(run, ctx, env, run_dir)
     if ctx.is_writer:
         print(f"[fleetlab] {run.task.id} with {run.label}: {env.num_envs} envs per process x {ctx.world_size} "
@@ -142,6 +143,7 @@ def check_restored(resume: Resume, session) -> dict:
 def play(run: Run) -> dict:
     lib = run.library
     ctx, env = start(run)
+    lib.seed.apply(run.agent_cfg, run.seed, ctx.seed)
     lib.finalize(run, ctx, env, None)
     path = run_dirs.checkpoint_of(run)
     run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)

@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 
 from fleetlab import checks as c
-from fleetlab.rl.library import CheckpointLayout
+from fleetlab.rl.library import CheckpointLayout, SeedPolicy
 
 
 class Brax:
     name = "brax"
     # .pt: the torch files of before 2026-12-06 (rl/brax/params.py)
     checkpoint = CheckpointLayout(folder="", file=r"model_(\d+)\.(pickle|pt)", keys=frozenset({"brax_params", "env_steps"}))
+    seed = SeedPolicy("seed", adds_rank=True)  # Brax folds in the process index itself
     variants = {"brax": []}
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
@@ -61,7 +62,7 @@ class Brax:
         return run.agent_cfg["experiment_name"], run.agent_cfg["run_name"]
 
     def finalize(self, run, ctx, env, run_dir) -> None:
-        run.agent_cfg["seed"] = run.seed  # the BASE seed: Brax folds in the process index itself
+        pass
 
     @contextlib.contextmanager
     def session(self, run, ctx, env, run_dir, resume):

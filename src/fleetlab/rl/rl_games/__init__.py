@@ -8,12 +8,15 @@ import os
 
 from fleetlab import checks as c
 from fleetlab.errors import FleetlabError
-from fleetlab.rl.library import CheckpointLayout
+from fleetlab.rl.library import CheckpointLayout, SeedPolicy
 
 
 class RlGames:
     name = "rl_games"
     checkpoint = CheckpointLayout(folder="nn", file=r".*\.pth", keys=frozenset({"model", "epoch", "frame"}))
+    # rl_games' Runner adds the global rank (RANK) under multi_gpu, then seeds torch, NumPy and random with it (not
+    # when it is 0: the workflow has seeded them with the same number already)
+    seed = SeedPolicy("params.seed", adds_rank=True)
     variants = {"rl_games": []}
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
@@ -60,9 +63,6 @@ class RlGames:
         if run_dir is not None:
             conf["train_dir"] = os.path.dirname(run_dir)
             conf["full_experiment_name"] = os.path.basename(run_dir)
-        # the BASE seed: rl_games' Runner adds the global rank (RANK) itself under multi_gpu, then seeds torch,
-        # NumPy and random with it (not when it is 0: the workflow has seeded them with the same number already)
-        params["seed"] = run.seed
 
     @contextlib.contextmanager
     def session(self, run, ctx, env, run_dir, resume):

@@ -6,12 +6,13 @@ from __future__ import annotations
 import contextlib
 
 from fleetlab import checks as c
-from fleetlab.rl.library import CheckpointLayout
+from fleetlab.rl.library import CheckpointLayout, SeedPolicy
 
 
 class RslRl:
     name = "rsl_rl"
     checkpoint = CheckpointLayout(folder="", file=r"model_(\d+)\.pt", keys=frozenset({"iter", "optimizer_state_dict"}))
+    seed = SeedPolicy("seed", adds_rank=False)
     variants = {"rsl_rl": []}
     loggers = ("tensorboard", "wandb", "neptune")  # --logger choices
     logs_to_wandb = True  # rsl_rl's own writers (rank 0 only), as Isaac Lab's rsl_rl script uses them
@@ -52,7 +53,7 @@ class RslRl:
         return run.agent_cfg["experiment_name"], run.agent_cfg["run_name"]
 
     def finalize(self, run, ctx, env, run_dir) -> None:
-        run.agent_cfg["seed"] = ctx.seed
+        pass
 
     @contextlib.contextmanager
     def session(self, run, ctx, env, run_dir, resume):

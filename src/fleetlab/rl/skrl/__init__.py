@@ -17,7 +17,7 @@ import contextlib
 import os
 
 from fleetlab import checks as c
-from fleetlab.rl.library import CheckpointLayout
+from fleetlab.rl.library import CheckpointLayout, SeedPolicy
 
 
 class Skrl:
@@ -28,6 +28,7 @@ class Skrl:
     checkpoint = CheckpointLayout(folder="checkpoints", file=r"agent_(\d+)\.(pt|pickle)", keys=frozenset({"policy"}),
                                   runs=r".*_ppo_{framework}(_\d+)?$", play_file=r"best_agent\.(pt|pickle)",
                                   completed_by="fleetlab_{step}.pt")
+    seed = SeedPolicy("seed", adds_rank=True)  # skrl's set_seed adds the global rank itself
     variants = {"skrl": [], "skrl-jax": ["--ml_framework", "jax"]}
     loggers = ("tensorboard", "wandb")
     logs_to_wandb = False  # rl/tracking.py mirrors its TensorBoard scalars to wandb
@@ -66,7 +67,6 @@ class Skrl:
 
     def finalize(self, run, ctx, env, run_dir) -> None:
         cfg = run.agent_cfg
-        cfg["seed"] = run.seed  # the BASE seed: skrl's set_seed adds the global rank itself
         cfg["trainer"]["disable_progressbar"] = not ctx.is_writer
         if run_dir is not None:
             experiment = cfg["agent"]["experiment"]

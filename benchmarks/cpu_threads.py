@@ -33,8 +33,8 @@ RUNS = {  # library -> (train flags, variants)
 def one(lib_flags: list[str], variant: tuple[list[str], dict]) -> float:
     flags, env = variant
     with tempfile.TemporaryDirectory() as work:
-        cmd = [sys.executable, "-m", "fleetlab", "train", *lib_flags, *flags, "--task", "Isaac-Cartpole-v0", "--device", "cpu",
-               "--num_envs", "512", "--max_iterations", "15", "--seed", "1"]
+        cmd = [sys.executable, "-m", "fleetlab", "train", *lib_flags, *flags, "--task", "Isaac-Cartpole-v0",
+               "--device", "cpu", "--num_envs", "512", "--max_iterations", "15", "--seed", "1"]
         full = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "XLA_FLAGS")}
         full.update(env, PYTHONPATH=os.path.abspath("src"), JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="")
         subprocess.run(cmd, cwd=work, env=full, check=True, capture_output=True)

@@ -48,7 +48,8 @@ def kill9_resume():
     proc.wait(600)
     text = open(log).read()
     resumed = re.search(r"auto-resume from (\S+): iterations (\d+) to", text)
-    results["kill9_rsl_rl"] = {"rc": proc.returncode, "killed_at_iteration_line": "it    45/150", "wall_s": time.time() - t0,
+    results["kill9_rsl_rl"] = {"rc": proc.returncode, "killed_at_iteration_line": "it    45/150",
+                               "wall_s": time.time() - t0,
                                "resumed_from": resumed.group(1) if resumed else None,
                                "resumed_at": int(resumed.group(2)) if resumed else None,
                                "finished": "checksums identical across ranks: True" in text, "tail": text[-1500:]}
@@ -57,7 +58,8 @@ def kill9_resume():
 def sigterm(name, train):
     cwd = f"/tmp/sigterm_{name}"
     os.makedirs(cwd, exist_ok=True)
-    proc, log = start(["--nproc_per_node", "1", "--", "train", *train, "--num_envs", "4096", "--max_iterations", "5000"], cwd)
+    proc, log = start(["--nproc_per_node", "1", "--", "train", *train, "--num_envs", "4096",
+                       "--max_iterations", "5000"], cwd)
     ready = wait_for(log, "stop at the next iteration boundary", proc)
     time.sleep(8)
     t = time.time()
@@ -83,8 +85,8 @@ results["two_procs_one_gpu"] = {"rc": r.returncode, "stderr": r.stderr}
 results["machine"] = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
                                     text=True).stdout.strip()
 # .git does not travel to the device: the caller passes the commit (FLEETLAB_COMMIT=$(git rev-parse HEAD))
-results["commit"] = os.environ.get("FLEETLAB_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
-                                                                      text=True).stdout.strip()
+results["commit"] = os.environ.get("FLEETLAB_COMMIT") or subprocess.run(
+    ["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
 results["date"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 results["command"] = "python3 benchmarks/device_launch.py (after the .whl install line of benchmarks/device_run.sh)"
 json.dump(results, open(os.path.join(OUT, "launch_gpu.json"), "w"), indent=2)

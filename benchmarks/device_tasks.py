@@ -2,7 +2,8 @@
 fixed number of iterations under a wall-clock guard (SIGTERM, which our runners turn into a checkpoint and a
 clean stop), and record each run's return curve (from its TensorBoard events), wall time and FPS.
 
-    python3 benchmarks/device_tasks.py COMMIT [REGEX over "task library"]   (after the .whl install line, as in device_bench.sh)
+    python3 benchmarks/device_tasks.py COMMIT [REGEX over "task library"]
+    (after the .whl install line, as in device_bench.sh)
 
 Writes $OUT/tasks_h200.json."""
 
@@ -107,7 +108,8 @@ def _device_name() -> str:
 
 def main() -> None:
     os.makedirs(OUT, exist_ok=True)
-    results = {"commit": sys.argv[1] if len(sys.argv) > 1 else None, "num_envs": NUM_ENVS, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    results = {"commit": sys.argv[1] if len(sys.argv) > 1 else None, "num_envs": NUM_ENVS,
+               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "command": "python3 benchmarks/device_tasks.py", "device": _device_name(), "runs": []}
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else ".")
     runs = [r for r in RUNS if pattern.search(f"{r[0]} {r[1]}")]
@@ -118,7 +120,8 @@ def main() -> None:
         row = run(task, library, iterations, guard)
         results["runs"].append(row)
         curve = row["curves"].get(RETURN_TAG[library], [])
-        print(f"{task} {library}: rc {row['rc']} wall {row['wall_s']} s, train fps {row.get('perf', {}).get('train_fps')}, "
+        print(f"{task} {library}: rc {row['rc']} wall {row['wall_s']} s, "
+              f"train fps {row.get('perf', {}).get('train_fps')}, "
               f"return first {curve[0][2] if curve else None} last {curve[-1][2] if curve else None}", flush=True)
         with open(os.path.join(OUT, "tasks_h200.json"), "w") as f:
             json.dump(results, f, indent=1)

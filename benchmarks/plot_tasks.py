@@ -1,7 +1,7 @@
 """Return curves of the H200 training runs (benchmarks/device_tasks.py output, and benchmarks/device_go1.py's one
 run per file) as one PNG and a Markdown table.
 
-    python benchmarks/plot_tasks.py benchmarks/results/2026-12-03_h200_tasks/*.json --out benchmarks/results/2026-12-03_h200_tasks
+    python benchmarks/plot_tasks.py RUNS.json... --out FOLDER
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def latest_runs(paths: list[str]) -> list[dict]:
 
 
 def table(runs: list[dict]) -> str:
-    lines = ["| task | run | envs | env steps | return at the end | episode length | training FPS | wall s (JIT s) | note |",
+    lines = ["| task | run | envs | env steps | return at the end | episode length | training FPS | wall s (JIT s) "
+             "| note |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         curve = r["curves"][RETURN_TAG[r["library"]]]
@@ -49,9 +50,11 @@ def table(runs: list[dict]) -> str:
         perf = r.get("perf") or {}
         fps = perf.get("train_fps") or next((c[-1][2] for t, c in r["curves"].items() if t == "Perf/total_fps"), None)
         note = "stopped by the time guard (SIGTERM, checkpoint)" if r["rc"] else ""
-        wall = f"{r.get('train_wall_s', r.get('wall_s')):.0f}" + (f" ({perf['jit_s']:.0f})" if perf.get("jit_s") else "")
+        jit = f" ({perf['jit_s']:.0f})" if perf.get("jit_s") else ""
+        wall = f"{r.get('train_wall_s', r.get('wall_s')):.0f}" + jit
         lines.append(f"| {r['task']} | {r['label']} | {r['num_envs']} | {env_steps(r, step) / 1e6:.1f}M | {ret:.1f} | "
-                     f"{'' if length is None else f'{length:.0f}'} | {'' if fps is None else f'{fps / 1e3:.0f}k'} | {wall} | {note} |")
+                     f"{'' if length is None else f'{length:.0f}'} | {'' if fps is None else f'{fps / 1e3:.0f}k'} "
+                     f"| {wall} | {note} |")
     return "\n".join(lines) + "\n"
 
 

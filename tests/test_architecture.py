@@ -105,9 +105,7 @@ def _declared(protocol) -> dict:
 
 
 def test_every_library_offers_the_declared_interface():
-    from fleetlab.rl.library import LIBRARIES, Library, Session, library
-
-    from fleetlab.rl.library import CheckpointLayout, SeedPolicy
+    from fleetlab.rl.library import LIBRARIES, CheckpointLayout, Library, SeedPolicy, Session, library
 
     declared = _declared(Library)
     assert set(declared) == {"add_args", "framework", "label", "configure", "run_dir_parts", "finalize", "session"}

@@ -67,7 +67,8 @@ CASES = {
     "neither agent. nor env.": ([*TRAIN, "sim.dt=0.1"], "must look like agent.<key.path>=<value> or env."),
     "unknown agent config": ([*TRAIN, "--agent", "rsl_rl_fast"], "has no rsl_rl agent config 'rsl_rl_fast'"),
     "another library's agent config": ([*RL_GAMES_PLAY, "--task", "Isaac-Velocity-Flat-Unitree-Go1-Play-v0",
-                                        "--agent", "rsl_rl_isaaclab"], "has no rl_games agent config 'rsl_rl_isaaclab'"),
+                                        "--agent", "rsl_rl_isaaclab"],
+                                       "has no rl_games agent config 'rsl_rl_isaaclab'"),
     "video_length 0": ([*TRAIN, "--video", "--video_length", "0"], "--video_length: must be a positive integer, got 0"),
     "video_length < 0": ([*PLAY, "--video_length", "-1"], "--video_length: must be a positive integer, got -1"),
     "empty checkpoint": ([*PLAY, "--checkpoint", "{empty}"], "is not a readable checkpoint: the file is empty"),
@@ -210,7 +211,8 @@ FLEETLAB = f"{PYTHON} -m fleetlab"
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case,script,message", [
-    ("read-only log root", "mount -t tmpfs -o ro tmpfs logs && {fleetlab} train --library rsl_rl {small} --max_iterations 1",
+    ("read-only log root",
+     "mount -t tmpfs -o ro tmpfs logs && {fleetlab} train --library rsl_rl {small} --max_iterations 1",
      "cannot create the run folder: '{root}/logs/rsl_rl': Read-only file system"),
     ("full disk", "mount -t tmpfs -o size=256k tmpfs logs && {fleetlab} train --library rsl_rl {small} "
      "--max_iterations 50 agent.save_interval=1", "No space left on device (the disk is full"),
@@ -241,7 +243,8 @@ def test_a_library_that_is_not_installed_names_its_extra(tmp_path, library, extr
     code = (f"import sys; sys.modules[{library!r}] = None; from fleetlab.cli import main; "
             f"sys.exit(main(['train', '--library', {library!r}, '--num_envs', '16', '--device', 'cpu']))")
     result = run_cmd([PYTHON, "-c", code], tmp_path, timeout=300)
-    one_line_error(result, f"--library {library} needs {library}, which is not installed: pip install 'fleetlab[{extra}]'")
+    one_line_error(result,
+                   f"--library {library} needs {library}, which is not installed: pip install 'fleetlab[{extra}]'")
     assert not os.path.exists(tmp_path / "logs")
 
 

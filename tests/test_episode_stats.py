@@ -72,4 +72,5 @@ def test_two_ranks_log_the_mean_over_both(tmp_path, case):
     assert all(v == pytest.approx(1.5, abs=1e-4) for v in logged[tag]), (tag, logged[tag])
     # the env's per-episode terms, per second of episode: rank 0's 1.0, rank 1's 2.0
     assert logged.get("Episode_Reward/alive"), sorted(logged)
-    assert all(v == pytest.approx(1.5, abs=1e-4) for v in logged["Episode_Reward/alive"]), logged["Episode_Reward/alive"]
+    alive = logged["Episode_Reward/alive"]
+    assert all(v == pytest.approx(1.5, abs=1e-4) for v in alive), alive

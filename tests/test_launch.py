@@ -63,7 +63,8 @@ class Launch:
     def __init__(self, args, cwd, env=None):
         import threading
 
-        self.proc = subprocess.Popen([PYTHON, "-m", "fleetlab", "launch", *args], cwd=cwd, env={**_env(), **(env or {})},
+        self.proc = subprocess.Popen([PYTHON, "-m", "fleetlab", "launch", *args], cwd=cwd,
+                                     env={**_env(), **(env or {})},
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         STARTED.append(self.proc)
         self.chunks: list[str] = []
@@ -163,8 +164,8 @@ def test_a_raise_in_rank_1_ends_every_rank_within_60_s(in_tmp, launcher):
         cmd = [PYTHON, "-m", "fleetlab", "launch", "--nproc_per_node", "2", "--", script, "--library", "rsl_rl", *train]
     else:
         cmd = [PYTHON, "-m", "fleetlab.distributed.jax_launch", "--nproc_per_node", "2",
-               "--coordinator_address", f"127.0.0.1:{free_port()}", script, "--library", "skrl", "--ml_framework", "jax",
-               *train]
+               "--coordinator_address", f"127.0.0.1:{free_port()}", script, "--library", "skrl",
+               "--ml_framework", "jax", *train]
     proc = subprocess.Popen(cmd, cwd=in_tmp, env={**_env(), "FAIL_STAMP": stamp, "FAIL_AT": "3"},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     STARTED.append(proc)
@@ -178,7 +179,8 @@ def test_a_raise_in_rank_1_ends_every_rank_within_60_s(in_tmp, launcher):
     assert proc.returncode == 1, out[-3000:]  # the failing rank's own code: an uncaught exception exits 1
     assert ended - float(open(stamp).read()) < 60
     assert "injected failure on rank 1" in out
-    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE], "a worker outlived the run"
+    alive = [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    assert not alive, "a worker outlived the run"
 
 
 def test_two_elastic_localhost_nodes(in_tmp):
@@ -283,7 +285,8 @@ def test_more_processes_than_gpus_is_refused(monkeypatch):
 
 def test_jax_launcher_rejects_elastic_nodes(in_tmp):
     result = run_cmd([PYTHON, "-m", "fleetlab", "launch", "--nnodes", "1:2", "--rdzv_id", "x", "--rdzv_endpoint",
-                      "localhost:1", "--", "train", "--library", "skrl", "--ml_framework", "jax", *SMALL], in_tmp, timeout=120)
+                      "localhost:1", "--", "train", "--library", "skrl", "--ml_framework", "jax", *SMALL], in_tmp,
+                     timeout=120)
     assert result.returncode == 2 and "fixed number of nodes" in result.stderr, result.stderr
 
 

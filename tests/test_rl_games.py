@@ -1,4 +1,5 @@
-"""rl_games workflow: the distributed fixes, each proven with real torchrun/gloo processes, and training that balances."""
+"""rl_games workflow: the distributed fixes, each proven with real torchrun/gloo processes, and training that
+balances."""
 
 import glob
 import json
@@ -83,7 +84,8 @@ def test_two_localhost_nodes(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "src"))
     nodes = [
         subprocess.Popen([PYTHON, "-m", "torch.distributed.run", "--nnodes=2", f"--node_rank={rank}",
-                          "--nproc_per_node=1", "--rdzv_id=7", "--rdzv_backend=c10d", f"--rdzv_endpoint=localhost:{port}",
+                          "--nproc_per_node=1", "--rdzv_id=7", "--rdzv_backend=c10d",
+                          f"--rdzv_endpoint=localhost:{port}",
                           TRAIN, "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=64",
                           "--max_iterations=3"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)

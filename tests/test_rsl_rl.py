@@ -92,7 +92,8 @@ def test_two_localhost_nodes_over_c10d(tmp_path):
         args = [PYTHON, "-m", "torch.distributed.run", "--nnodes=2", f"--node_rank={node_rank}", "--nproc_per_node=1",
                 "--rdzv_id=123", "--rdzv_backend=c10d", f"--rdzv_endpoint=localhost:{port}", TRAIN,
                 "--task=Isaac-Cartpole-v0", "--headless", "--distributed", "--num_envs=64", "--max_iterations=3"]
-        nodes.append(subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        nodes.append(subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
     outs = [p.communicate(timeout=600) for p in nodes]
     for p, (out, err) in zip(nodes, outs):
         assert p.returncode == 0, err[-3000:]
@@ -142,7 +143,8 @@ def test_garbage_collector_is_off_through_the_start_up_and_on_with_its_objects_f
 
 
 def test_play_without_checkpoint_is_a_one_line_error(tmp_path):
-    proc = run_cmd([PYTHON, PLAY, "--task=Isaac-Cartpole-v0", "--device=cpu", "--num_envs=2"], cwd=tmp_path, timeout=300)
+    proc = run_cmd([PYTHON, PLAY, "--task=Isaac-Cartpole-v0", "--device=cpu", "--num_envs=2"], cwd=tmp_path,
+                   timeout=300)
     assert proc.returncode != 0
     assert "fleetlab: error: no runs to load" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -171,9 +173,10 @@ def test_a_bare_checkpoint_name_names_a_file_of_the_latest_run(tmp_path, monkeyp
         for it in its:
             (folder / f"model_{it}.pt").write_bytes(b"x")
     experiment = tmp_path / "logs" / "rsl_rl" / "cartpole"
-    assert resolve_checkpoint("rsl_rl", "cartpole", None, "model_50.pt") == str(experiment / "2026-01-02_00-00-00" / "model_50.pt")
-    assert resolve_checkpoint("rsl_rl", "cartpole", "2026-01-01.*", "model_100.pt") == str(experiment / "2026-01-01_00-00-00" / "model_100.pt")
-    assert resolve_checkpoint("rsl_rl", "cartpole", None, None) == str(experiment / "2026-01-02_00-00-00" / "model_150.pt")
+    first, second = experiment / "2026-01-01_00-00-00", experiment / "2026-01-02_00-00-00"
+    assert resolve_checkpoint("rsl_rl", "cartpole", None, "model_50.pt") == str(second / "model_50.pt")
+    assert resolve_checkpoint("rsl_rl", "cartpole", "2026-01-01.*", "model_100.pt") == str(first / "model_100.pt")
+    assert resolve_checkpoint("rsl_rl", "cartpole", None, None) == str(second / "model_150.pt")
     with pytest.raises(FleetlabError, match="matches --checkpoint 'model_7.pt'"):
         resolve_checkpoint("rsl_rl", "cartpole", None, "model_7.pt")
     with pytest.raises(FleetlabError, match="'elsewhere/model_50.pt' does not exist"):

@@ -29,7 +29,8 @@ def test_jax_launcher_variables():
     env = {"JAX_RANK": "1", "JAX_LOCAL_RANK": "1", "JAX_WORLD_SIZE": "2", "JAX_COORDINATOR_ADDR": "127.0.0.1",
            "JAX_COORDINATOR_PORT": "5555"}
     ctx = RunContext.from_env(env=env, distributed=True, ml_framework="jax", device="cpu", seed=0)
-    assert (ctx.rank, ctx.world_size, ctx.backend, ctx.launcher, ctx.master_port, ctx.seed) == (1, 2, "jax", "jax", 5555, 1)
+    got = (ctx.rank, ctx.world_size, ctx.backend, ctx.launcher, ctx.master_port, ctx.seed)
+    assert got == (1, 2, "jax", "jax", 5555, 1)
     with pytest.raises(FleetlabError, match="--ml_framework jax"):
         RunContext.from_env(env=env, distributed=True, ml_framework="torch", device="cpu")
 

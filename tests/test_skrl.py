@@ -121,7 +121,8 @@ def test_two_localhost_nodes_torch_and_jax(tmp_path):
     for name, cmds in (("torch", torch_nodes), ("jax", jax_nodes)):
         work = tmp_path / name
         work.mkdir()
-        procs = [subprocess.Popen(c, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in cmds]
+        procs = [subprocess.Popen(c, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for c in cmds]
         for p in procs:
             _, err = p.communicate(timeout=900)
             assert p.returncode == 0, f"{name}: {err[-3000:]}"

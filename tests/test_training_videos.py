@@ -22,8 +22,9 @@ BRAX_NORMALIZED = ["agent.ppo.normalize_observations=true"]
 
 def train(cwd, library, extra=()):
     os.makedirs(cwd, exist_ok=True)
-    proc = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library.split("-")[0], "--task", "Isaac-Cartpole-v0",
-                    "--num_envs", "16", "--max_iterations", "4", "--device", "cpu", *NORMALIZED.get(library, []), *extra],
+    proc = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library.split("-")[0],
+                    "--task", "Isaac-Cartpole-v0", "--num_envs", "16", "--max_iterations", "4", "--device", "cpu",
+                    *NORMALIZED.get(library, []), *extra],
                    cwd, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     (summary,) = glob.glob(os.path.join(cwd, "logs", "**", "summary.json"), recursive=True)
@@ -35,7 +36,8 @@ def train(cwd, library, extra=()):
 @pytest.mark.parametrize("library", list(NORMALIZED))
 def test_videos_during_training_leave_training_unchanged(tmp_path, library):
     plain, _, _ = train(tmp_path / "plain", library)
-    filmed, run_dir, out = train(tmp_path / "video", library, ["--video", "--video_interval", "30", "--video_length", "5"])
+    filmed, run_dir, out = train(tmp_path / "video", library,
+                                 ["--video", "--video_interval", "30", "--video_length", "5"])
     videos = sorted(os.listdir(os.path.join(run_dir, "videos", "train")))
     steps = 4 * 16  # 4 rollouts of 16 steps (Cartpole's configs), all libraries
     assert videos == sorted(f"step-{s}.mp4" for s in range(0, steps, 30)), videos

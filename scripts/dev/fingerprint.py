@@ -41,7 +41,8 @@ def fingerprint(name: str) -> dict:
         summary = next(os.path.join(d, "summary.json") for d, _, f in os.walk(work) if "summary.json" in f)
         with open(summary) as f:
             checksum = json.load(f)["ranks"][0]["checksum"]
-        _run(["play", *common, "--steps", "200", "--no-export"] if lib[1] == "rsl_rl" else ["play", *common, "--steps", "200"], work)
+        no_export = ["--no-export"] if lib[1] == "rsl_rl" else []
+        _run(["play", *common, "--steps", "200", *no_export], work)
         play = next(os.path.join(d, "play.json") for d, _, f in os.walk(work) if "play.json" in f)
         with open(play) as f:
             mean_return = json.load(f)["mean_return"]

@@ -185,8 +185,9 @@ def _bench_env(args) -> int:
             print("  breakdown (ms/step): " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in r["breakdown"].items()
                                                      if k.endswith("_ms")), flush=True)
         results.append(r)
-        print(f"{r['task']} {n:>7} envs on {r['device']} ({r['view']} view): {r['env_steps_per_s_median']:,.0f} env-steps/s "
-              f"(median of {r['repeats']}), {r['ms_per_call_median']:.3f} ms/step; compile {r['compile_s']:.2f}s", flush=True)
+        print(f"{r['task']} {n:>7} envs on {r['device']} ({r['view']} view): "
+              f"{r['env_steps_per_s_median']:,.0f} env-steps/s (median of {r['repeats']}), "
+              f"{r['ms_per_call_median']:.3f} ms/step; compile {r['compile_s']:.2f}s", flush=True)
     if args.json:
         from fleetlab.rl.run_dir import write_json
 
@@ -196,8 +197,9 @@ def _bench_env(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    usage = ("usage: fleetlab {list,train,play,launch,bench} ...  (fleetlab train --library rsl_rl --task Isaac-Cartpole-v0;"
-             " fleetlab launch --nproc_per_node 2 -- train ...)")
+    usage = ("usage: fleetlab {list,train,play,launch,bench} ...  "
+             "(fleetlab train --library rsl_rl --task Isaac-Cartpole-v0; "
+             "fleetlab launch --nproc_per_node 2 -- train ...)")
     if not argv or argv[0] in ("-h", "--help"):
         print(usage)
         return 0 if argv else 2

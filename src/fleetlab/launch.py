@@ -37,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--node_rank", "--node-rank", type=int, default=None, help="this node's index (static rendezvous)")
     p.add_argument("--rdzv_endpoint", "--rdzv-endpoint", default=None, help="HOST:PORT of the c10d rendezvous")
     p.add_argument("--rdzv_id", "--rdzv-id", default=None, help="job id, the same on every node; names the run dir")
-    p.add_argument("--master_port", "--master-port", type=port_number, default=None, help="single node: rendezvous port")
+    p.add_argument("--master_port", "--master-port", type=port_number, default=None,
+                   help="single node: rendezvous port")
     p.add_argument("--coordinator_address", default=None, help="JAX: HOST:PORT of process 0 (default: rdzv endpoint)")
     p.add_argument("--max_restarts", "--max-restarts", type=int, default=0, help="restarts of the group on failure")
     p.add_argument("--stop_timeout", type=float, default=20.0,
@@ -136,7 +137,8 @@ def _launch(opts, command: list[str]) -> int:
               f"per node, nodes {opts.nnodes}, max_restarts {opts.max_restarts}; run dir {run_dir}", flush=True)
     if framework == "jax":
         return _launch_jax(opts, min_nodes, max_nodes, library, rest)
-    return _launch_torch(opts, max_nodes, ["-m", "fleetlab", "train", "--library", library, *rest] if library else command)
+    worker = ["-m", "fleetlab", "train", "--library", library, *rest] if library else command
+    return _launch_torch(opts, max_nodes, worker)
 
 
 def host_and_port(flag: str, value: str) -> tuple[str, int]:
@@ -156,8 +158,9 @@ def _check_gpus(nproc: int, device: str | None) -> None:
         return
     count = torch.cuda.device_count()
     if nproc > count:
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "unset")
         raise FleetlabError(f"--nproc_per_node {nproc} is more than the {count} GPU(s) visible here "
-                         f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}): one process per GPU")
+                            f"(CUDA_VISIBLE_DEVICES={visible}): one process per GPU")
 
 
 def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
@@ -165,13 +168,15 @@ def _launch_torch(opts, max_nodes: int, worker: list[str]) -> int:
     from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
-    args = ["--nnodes", opts.nnodes, "--nproc_per_node", str(opts.nproc_per_node), "--max_restarts", str(opts.max_restarts)]
+    args = ["--nnodes", opts.nnodes, "--nproc_per_node", str(opts.nproc_per_node),
+            "--max_restarts", str(opts.max_restarts)]
     if "--shutdown_timeout" in torchrun.get_args_parser()._option_string_actions:  # torch >= 2.12; before: 30 s
         args += ["--shutdown_timeout", str(int(opts.stop_timeout))]
     if os.environ.get(RUN_DIR_VAR):
         args += ["--log_dir", os.path.join(os.environ[RUN_DIR_VAR], "launch")]  # torchelastic's error files
     if opts.rdzv_endpoint:
-        args += ["--rdzv_backend", "c10d", "--rdzv_endpoint", opts.rdzv_endpoint, "--rdzv_id", opts.rdzv_id or "fleetlab"]
+        args += ["--rdzv_backend", "c10d", "--rdzv_endpoint", opts.rdzv_endpoint,
+                 "--rdzv_id", opts.rdzv_id or "fleetlab"]
         if opts.node_rank is not None:
             args += ["--node_rank", str(opts.node_rank)]
         if max_nodes == 1:

@@ -1,7 +1,8 @@
 """Brax PPO with the flags of Isaac Lab's train scripts (Isaac Lab itself has no Brax script). Several processes run
 under jax.distributed, started by the JAX launcher, one process per GPU:
 
-    python -m fleetlab.distributed.jax_launch --nnodes=1 --nproc_per_node=2 scripts/reinforcement_learning/brax/train.py \
+    python -m fleetlab.distributed.jax_launch --nnodes=1 --nproc_per_node=2 \
+        scripts/reinforcement_learning/brax/train.py \
         --task=Isaac-Cartpole-v0 --headless --distributed
 """
 

@@ -1,6 +1,7 @@
 """Isaac Lab's scripts/reinforcement_learning/rsl_rl/play.py: load a checkpoint, report the return, export, video.
 
-    python scripts/reinforcement_learning/rsl_rl/play.py --task=Isaac-Cartpole-v0 --headless [--checkpoint PATH] [--video]
+    python scripts/reinforcement_learning/rsl_rl/play.py --task=Isaac-Cartpole-v0 --headless \
+        [--checkpoint PATH] [--video]
 """
 
 import os

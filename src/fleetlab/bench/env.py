@@ -35,8 +35,8 @@ def bench_env(task: str, num_envs: int, device: str = "cpu", steps: int = 200, r
     def random_action(i):
         if view == "torch":
             return torch.rand(num_envs, env.num_actions, device=torch_device) * 2 - 1
-        return jax.device_put(jax.random.uniform(jax.random.fold_in(key, i), (num_envs, env.num_actions), minval=-1, maxval=1),
-                              env.core.physics.device)
+        action = jax.random.uniform(jax.random.fold_in(key, i), (num_envs, env.num_actions), minval=-1, maxval=1)
+        return jax.device_put(action, env.core.physics.device)
 
     step = env.step if view == "torch" else env.step_jax
     t0 = time.perf_counter()

@@ -116,8 +116,9 @@ def _fmt(v, kind="fps"):
 def markdown(rows: list[dict]) -> str:
     """startup = process start to env ready (imports, distributed init, env build); whole run = start to the end
     of training and the --bench rollouts."""
-    head = ("| library | physics | envs/proc | procs | env-step FPS | with inference | with training | weak-scaling eff. | "
-            "JIT s | startup s | whole run s | peak GPU MB |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    head = ("| library | physics | envs/proc | procs | env-step FPS | with inference | with training "
+            "| weak-scaling eff. | JIT s | startup s | whole run s | peak GPU MB |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         if r.get("rc"):
@@ -125,9 +126,11 @@ def markdown(rows: list[dict]) -> str:
                          f"| failed (rc {r['rc']}) | | | | | | | |")
             continue
         lines.append(
-            f"| {r['library']} | {r.get('physics_impl', '–')} | {r['num_envs']} | {r['nproc']} | {_fmt(r.get('env_fps'))} | {_fmt(r.get('inference_fps'))} "
-            f"| {_fmt(r.get('train_fps'))} | {_fmt(r.get('weak_scaling_efficiency'), 'eff')} | {_fmt(r.get('jit_s'), 's')} "
-            f"| {_fmt(r.get('startup_s'), 's')} | {_fmt(r.get('process_s'), 's')} | {_fmt(r.get('peak_mem_mb'), 's')} |")
+            f"| {r['library']} | {r.get('physics_impl', '–')} | {r['num_envs']} | {r['nproc']} "
+            f"| {_fmt(r.get('env_fps'))} | {_fmt(r.get('inference_fps'))} | {_fmt(r.get('train_fps'))} "
+            f"| {_fmt(r.get('weak_scaling_efficiency'), 'eff')} | {_fmt(r.get('jit_s'), 's')} "
+            f"| {_fmt(r.get('startup_s'), 's')} | {_fmt(r.get('process_s'), 's')} "
+            f"| {_fmt(r.get('peak_mem_mb'), 's')} |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -138,10 +141,12 @@ def plot(rows: list[dict], path: str) -> None:
     import matplotlib.pyplot as plt
 
     ok = [r for r in rows if not r.get("rc")]
-    labels = [f"{r['library'].split(' ')[0]}{'*' if 'baseline' in r['library'] else ''}\n{r['num_envs']}x{r['nproc']}" for r in ok]
+    labels = [f"{r['library'].split(' ')[0]}{'*' if 'baseline' in r['library'] else ''}\n{r['num_envs']}x{r['nproc']}"
+              for r in ok]
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(ok)), 4.5))
     width = 0.27
-    for i, (key, name) in enumerate([("env_fps", "env step"), ("inference_fps", "+ inference"), ("train_fps", "+ training")]):
+    bars = [("env_fps", "env step"), ("inference_fps", "+ inference"), ("train_fps", "+ training")]
+    for i, (key, name) in enumerate(bars):
         ax.bar([x + (i - 1) * width for x in range(len(ok))], [r.get(key) or 0 for r in ok], width, label=name)
     ax.set_yscale("log")
     ax.set_ylabel("env-steps / s (all processes)")

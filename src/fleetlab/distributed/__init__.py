@@ -7,4 +7,5 @@ from fleetlab.distributed.sync import (
     state_checksum,
 )
 
-__all__ = ["RunContext", "all_reduce_sum", "nanmean_over_ranks", "parameter_checksum", "pooled_over_ranks", "state_checksum"]
+__all__ = ["RunContext", "all_reduce_sum", "nanmean_over_ranks", "parameter_checksum", "pooled_over_ranks",
+           "state_checksum"]

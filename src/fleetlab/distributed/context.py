@@ -111,7 +111,8 @@ class RunContext:
             addr, port = None, None
 
         if world_size < 1 or not 0 <= rank < world_size or not 0 <= local_rank < world_size:
-            raise FleetlabError(f"inconsistent ranks: {prefix}RANK={rank}, LOCAL_RANK={local_rank}, WORLD_SIZE={world_size}")
+            raise FleetlabError(f"inconsistent ranks: {prefix}RANK={rank}, LOCAL_RANK={local_rank}, "
+                                f"WORLD_SIZE={world_size}")
         if world_size > 1 and not distributed:
             raise FleetlabError(
                 f"{world_size} processes were launched but --distributed was not given: add --distributed "

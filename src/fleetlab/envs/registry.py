@@ -127,7 +127,8 @@ def load_agent_yaml(module_file: str, name: str) -> dict:
         return yaml.safe_load(f)
 
 
-def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto", **cfg_overrides) -> VecEnv:
+def make(task_id: str, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto",
+         **cfg_overrides) -> VecEnv:
     """Build the VecEnv for a task: `num_envs` envs on `device`, physics `impl` ("auto", "jax" or "warp")."""
     return make_from_entry(resolve(task_id), num_envs, device, seed, impl, **cfg_overrides)
 

@@ -200,7 +200,8 @@ class VecEnv(gymnasium.Env):
             self._record_compile(t0, packed)
         packed_t, log_t = to_torch(packed), to_torch(log)
         n = self.core.observations.size
-        self._check_finite(lambda: [*torch.stack([torch.isfinite(action).all(), torch.isfinite(packed_t).all()]).tolist(),
+        self._check_finite(lambda: [*torch.stack([torch.isfinite(action).all(),
+                                                  torch.isfinite(packed_t).all()]).tolist(),
                                     int(packed_t[:, n + 3].max())])
         obs = self._obs_groups(packed_t)
         reward = packed_t[:, n]
@@ -240,7 +241,8 @@ class VecEnv(gymnasium.Env):
     def _obs_groups(self, flat) -> dict:
         """The observation groups (Isaac Lab's obs dict) as slices of the flat obs: a vector per group, or a dict of
         its terms for a group that does not concatenate them."""
-        return {group: flat[:, plan] if isinstance(plan, slice) else {term: flat[:, span] for term, span in plan.items()}
+        return {group: flat[:, plan] if isinstance(plan, slice)
+                else {term: flat[:, span] for term, span in plan.items()}
                 for group, plan in self._obs_plan.items()}
 
     @property

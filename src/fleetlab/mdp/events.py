@@ -1,6 +1,6 @@
 """Event terms (Isaac Lab's isaaclab.envs.mdp.events): pure functions of one env and its key (env.key) returning
-the replacements, {"qpos": ...}, {"qvel": ...} or a model field's entries ({"body_mass": ModelEntries(...)}). Defaults are the scene's
-(the MJCF's model, the default joint positions), so events do not compound."""
+the replacements, {"qpos": ...}, {"qvel": ...} or a model field's entries ({"body_mass": ModelEntries(...)}).
+Defaults are the scene's (the MJCF's model, the default joint positions), so events do not compound."""
 
 from __future__ import annotations
 

@@ -42,8 +42,10 @@ def add_args(parser: argparse.ArgumentParser, library: str, play: bool = False) 
     p.add_argument("--task", type=str, default="Isaac-Cartpole-v0", help="task id (see `fleetlab list`)")
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                    help="import MODULE first: it registers the tasks of your own package (repeatable)")
-    p.add_argument("--num_envs", type=positive_int, default=None, help="envs PER PROCESS (N processes collect N x this)")
-    p.add_argument("--seed", type=seed_value, default=None, help="base seed (0..2^32-1); each rank adds its global rank")
+    p.add_argument("--num_envs", type=positive_int, default=None,
+                   help="envs PER PROCESS (N processes collect N x this)")
+    p.add_argument("--seed", type=seed_value, default=None,
+                   help="base seed (0..2^32-1); each rank adds its global rank")
     p.add_argument("--device", type=str, default=None, help="cpu | cuda | cuda:K (default: cuda:LOCAL_RANK if present)")
     p.add_argument("--distributed", action="store_true", default=False, help="train with several processes")
     p.add_argument("--headless", action="store_true", default=False, help="accepted for Isaac Lab compatibility")
@@ -91,7 +93,8 @@ def parse(library: str, play: bool = False, argv: list[str] | None = None) -> ar
     scripts accept (e.g. `agent.params.config.schedule_type=standard`)."""
     what = "Play" if play else "Train"
     script = os.path.basename(sys.argv[0])  # an Isaac Lab script path, or fleetlab's own entry point
-    prog = script if script.endswith(".py") and script != "__main__.py" else f"fleetlab {what.lower()} --library {library}"
+    own = f"fleetlab {what.lower()} --library {library}"
+    prog = script if script.endswith(".py") and script != "__main__.py" else own
     parser = ArgumentParser(prog=prog, description=f"{what} a fleetlab task with {library}.")
     add_args(parser, library, play)
     parser.add_argument("overrides", nargs="*",

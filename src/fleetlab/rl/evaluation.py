@@ -58,7 +58,8 @@ def evaluate(env, policy: Callable[[torch.Tensor], torch.Tensor], steps: int) ->
     return out
 
 
-def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str, length: int, fps: int | None = None) -> str:
+def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str, length: int,
+                 fps: int | None = None) -> str:
     """An mp4 of env 0 under `policy`, rendered with MuJoCo's offscreen renderer (MUJOCO_GL=egl or osmesa)."""
     import imageio
     import mujoco
@@ -70,7 +71,8 @@ def record_video(env, policy: Callable[[torch.Tensor], torch.Tensor], path: str,
         renderer = mujoco.Renderer(mj_model, height=480, width=640)
     except Exception as err:  # no GL context
         raise FleetlabError(
-            f"offscreen rendering failed ({err}); set MUJOCO_GL=egl (GPU) or MUJOCO_GL=osmesa (CPU, apt install libosmesa6)"
+            f"offscreen rendering failed ({err}); set MUJOCO_GL=egl (GPU) or MUJOCO_GL=osmesa "
+            "(CPU, apt install libosmesa6)"
         ) from None
     camera = "side" if mujoco.mj_name2id(mj_model, mujoco.mjtObj.mjOBJ_CAMERA, "side") >= 0 else -1
     obs = env.reset()[0]["policy"]

@@ -161,7 +161,9 @@ def set_rng_state(state: dict, env=None) -> None:
     device = str(getattr(env, "device", "cpu"))
     if "torch_cuda" in state and device.startswith("cuda"):
         torch.cuda.set_rng_state(state["torch_cuda"], torch.device(device))
-    if getattr(env, "state", None) is not None and "env_key" in state and tuple(state["env_key"].shape) == tuple(env.state.key.shape):
+    key_fits = getattr(env, "state", None) is not None and "env_key" in state \
+        and tuple(state["env_key"].shape) == tuple(env.state.key.shape)
+    if key_fits:
         key = jax.device_put(key_from_tensor(state["env_key"]), env.state.key.sharding)
         env.state = dataclasses.replace(env.state, key=key)
 

@@ -36,7 +36,8 @@ def env_overrides(cfg, overrides: list[str]) -> dict:
             raise FleetlabError(f"override '{item}': the observation and action sizes follow from the task's terms "
                                 "and its MJCF; change those instead")
         if top not in fields:
-            raise FleetlabError(f"override '{item}': {type(cfg).__name__} has no field '{top}' (fields: {', '.join(fields)})")
+            raise FleetlabError(f"override '{item}': {type(cfg).__name__} has no field '{top}' "
+                                f"(fields: {', '.join(fields)})")
         kwargs[top] = _set(item, kwargs.get(top, getattr(cfg, top)), rest, text, f"{type(cfg).__name__}.{top}")
     return kwargs
 
@@ -84,7 +85,8 @@ def typed_value(item: str, default, text: str):
                 return float(value)
             except ValueError:
                 return _wrong_type(item, default, text)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _wrong_type(item, default, text)
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return float(value) if is_number else _wrong_type(item, default, text)
     if isinstance(default, (list, tuple)):
         return type(default)(value) if isinstance(value, list) else _wrong_type(item, default, text)
     if isinstance(default, dict):
@@ -93,4 +95,5 @@ def typed_value(item: str, default, text: str):
 
 
 def _wrong_type(item: str, default, text: str):
-    raise FleetlabError(f"override '{item}': expected {type(default).__name__} like the default {default!r}, got '{text}'")
+    raise FleetlabError(f"override '{item}': expected {type(default).__name__} like the default {default!r}, "
+                        f"got '{text}'")

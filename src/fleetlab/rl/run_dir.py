@@ -26,7 +26,8 @@ def now_stamp() -> str:
 def run_dir_path(library: str, experiment_name: str, stamp: str | None = None, run_name: str = "") -> str:
     """logs/<library>/<experiment>/<timestamp>[_<run_name>], as Isaac Lab names it."""
     stamp = stamp or now_stamp()
-    return os.path.abspath(os.path.join(LOG_ROOT, library, experiment_name, stamp + (f"_{run_name}" if run_name else "")))
+    name = stamp + (f"_{run_name}" if run_name else "")
+    return os.path.abspath(os.path.join(LOG_ROOT, library, experiment_name, name))
 
 
 def create_run_dir(path: str, exclusive: bool = True) -> str:
@@ -107,13 +108,15 @@ def remove_unused_run_dir(run_dir: str) -> None:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt", subdir: str = "") -> str:
+def find_checkpoint(experiment_dir: str, load_run: str = ".*", checkpoint: str = r"model_.*\.pt",
+                    subdir: str = "") -> str:
     """The checkpoint to resume or play, chosen as Isaac Lab's get_checkpoint_path does: the last run (sorted by
     name, i.e. time) matching `load_run`, then its last file matching `checkpoint` in natural order. Runs that
     hold no matching file at all (a launch that failed before its first checkpoint, which keeps its rank logs) are
     passed over, so they never hide the latest run that has one."""
     if not os.path.isdir(experiment_dir):
-        raise FleetlabError(f"no runs to load: '{experiment_dir}' does not exist (train first, or pass --checkpoint PATH)")
+        raise FleetlabError(f"no runs to load: '{experiment_dir}' does not exist "
+                            "(train first, or pass --checkpoint PATH)")
     own = os.path.abspath(launched_run_dir() or "")  # under `fleetlab launch`, the new run's own (empty) folder
     runs = sorted(d for d in os.listdir(experiment_dir) if os.path.isdir(os.path.join(experiment_dir, d))
                   and re.match(load_run, d) and os.path.abspath(os.path.join(experiment_dir, d)) != own)

@@ -80,7 +80,8 @@ def jax_device_for(device: str) -> jax.Device:
         gpus = jax.local_devices(backend="gpu")
     except RuntimeError as err:
         raise FleetlabError(
-            f"device '{device}' asks for a GPU but JAX has no GPU backend ({err}); install jax[cuda13] or use --device cpu"
+            f"device '{device}' asks for a GPU but JAX has no GPU backend ({err}); install jax[cuda13] or use "
+            "--device cpu"
         ) from None
     # local_hardware_id is the CUDA ordinal inside CUDA_VISIBLE_DEVICES, the same numbering torch's cuda:K uses,
     # also when jax.distributed gave this process only one of the local GPUs.
@@ -249,7 +250,8 @@ def load_model(xml_path: str, where: str = "") -> mujoco.MjModel:
     """The MJCF compiled by MuJoCo, or a one-line error with MuJoCo's message (`where`: the task, for the error)."""
     prefix = f"{where}: " if where else ""
     if not isinstance(xml_path, str) or not os.path.isfile(xml_path):
-        raise FleetlabError(f"{prefix}MJCF file '{xml_path}' does not exist: point the scene's xml_path at an .xml file")
+        raise FleetlabError(f"{prefix}MJCF file '{xml_path}' does not exist: point the scene's xml_path at an "
+                            ".xml file")
     try:
         return mujoco.MjModel.from_xml_path(xml_path)
     except ValueError as err:  # MuJoCo's parse and compile errors: a mistake in the user's MJCF
@@ -297,14 +299,14 @@ def load_physics(model: str | mujoco.MjModel, *, sim_dt: float, decimation: int,
         # Humanoid, 16384 envs: 1.51M env-steps/s with 64 contacts and 512 rows per env, 2.11M with 16 and 128).
         contacts = options.contacts_per_env or WARP_CONTACTS_PER_ENV
         constraints = options.constraints_per_env or WARP_CONSTRAINTS_PER_ENV
-        template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=contacts * num_envs, njmax=constraints)
+        template = mjx.make_data(mj_model, device=jax_device, impl=impl, naconmax=contacts * num_envs,
+                                 njmax=constraints)
     else:
         template = mjx.make_data(model, device=jax_device, impl=impl)
     template = jax.device_put(template, jax_device)
-    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device, impl=impl,
-                   options=options)
+    return Physics(mj_model=mj_model, model=model, template=template, decimation=decimation, device=jax_device,
+                   impl=impl, options=options)
 
 
-__all__ = ["IMPLS", "Physics", "PhysicsOptions", "external_force", "incoming_wrench", "jax_device_for", "load_model", "load_physics",
-           "resolve_impl",
-           "warp_overflow_error"]
+__all__ = ["IMPLS", "Physics", "PhysicsOptions", "external_force", "incoming_wrench", "jax_device_for", "load_model",
+           "load_physics", "resolve_impl", "warp_overflow_error"]

@@ -16,7 +16,8 @@ GRAPH_MODES = ("auto", "WARP", "WARP_STAGED", "WARP_STAGED_EX", "JAX", "NONE")
 
 
 def _preload(value) -> str | None:
-    return None if isinstance(value, str) and value else "must be 'step', 'all', 'none' or module names, comma-separated"
+    ok = isinstance(value, str) and value
+    return None if ok else "must be 'step', 'all', 'none' or module names, comma-separated"
 
 
 @dataclasses.dataclass(frozen=True)

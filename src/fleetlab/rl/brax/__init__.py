@@ -20,7 +20,8 @@ from fleetlab.rl.library import CheckpointLayout, SeedPolicy
 class Brax:
     name = "brax"
     # .pt: the torch files of before 2026-12-06 (rl/brax/params.py)
-    checkpoint = CheckpointLayout(folder="", file=r"model_(\d+)\.(pickle|pt)", keys=frozenset({"brax_params", "env_steps"}))
+    checkpoint = CheckpointLayout(folder="", file=r"model_(\d+)\.(pickle|pt)",
+                                  keys=frozenset({"brax_params", "env_steps"}))
     seed = SeedPolicy("seed", adds_rank=True)  # Brax folds in the process index itself
     variants = {"brax": []}
     loggers = ("tensorboard", "wandb")

@@ -71,7 +71,8 @@ class BraxSession:
         self.start_iteration = done
         # A launcher restart continues to the same final iteration; an explicit --checkpoint trains
         # max_iterations MORE (Isaac Lab's rule, as for the other libraries).
-        self.cfg["max_iterations"] = max(self.cfg["max_iterations"], done) if resume.auto else done + self.cfg["max_iterations"]
+        planned = self.cfg["max_iterations"]
+        self.cfg["max_iterations"] = max(planned, done) if resume.auto else done + planned
         print(f"[fleetlab] resuming from {resume.path} at iteration {done}/{self.cfg['max_iterations']}: Brax's "
               "ppo.train restores the normalizer, policy and value (its Adam moments and adaptive learning rate "
               "start afresh)", flush=True)
@@ -263,7 +264,8 @@ class BraxSession:
         self.params = params
         if self.videos is not None:  # at env steps 0, N, 2N, ...: the first epoch end at or after each
             env_steps = (it - self.start_iteration) * self.cfg["num_steps_per_env"]
-            if it == self.start_iteration or env_steps // self.videos.interval > self.videos.steps // self.videos.interval:
+            interval = self.videos.interval
+            if it == self.start_iteration or env_steps // interval > self.videos.steps // interval:
                 self.videos.record(env_steps)
             self.videos.steps = env_steps
         if self.run_dir is None or it == self.start_iteration:

@@ -65,7 +65,8 @@ class SyncedLogger(Logger):
         self.ep_extras.clear()
         return samples
 
-    def log(self, it, start_it, total_it, collect_time, learn_time, loss_dict, learning_rate, action_std, rnd_weight, **_):
+    def log(self, it, start_it, total_it, collect_time, learn_time, loss_dict, learning_rate, action_std, rnd_weight,
+            **_):
         steps = self.cfg["num_steps_per_env"] * self.num_envs
         fps = float(all_reduce_sum(torch.tensor([steps / (collect_time + learn_time)], device=self.device)).item())
         stats = nanmean_over_ranks(self._drain(), self.device)

@@ -35,7 +35,8 @@ class Skrl:
     requires = ("skrl", "skrl")
     checks = {  # the agent config's ranges (fleetlab.checks), applied after the overrides and flags
         "agent.rollouts": c.positive_int, "agent.learning_epochs": c.positive_int, "agent.mini_batches": c.positive_int,
-        "agent.learning_rate": c.positive, "agent.discount_factor": c.unit_interval, "agent.gae_lambda": c.unit_interval,
+        "agent.learning_rate": c.positive, "agent.discount_factor": c.unit_interval,
+        "agent.gae_lambda": c.unit_interval,
         "agent.ratio_clip": c.positive, "trainer.timesteps": c.positive_int,
         "agent.experiment.checkpoint_interval": c.non_negative, "agent.experiment.write_interval": c.non_negative,
     }

@@ -33,7 +33,8 @@ class SkrlSession:
             self.agent.fleet = TrainingState(
                 ctx=ctx, env=env, task_id=run.task.id, offset=self.offset, total=total,
                 rollouts=cfg["agent"]["rollouts"], interval=cfg["agent"]["experiment"]["checkpoint_interval"],
-                rng_extra=backend.rng_extra, state_checksum=self.state_checksum, env_log=getattr(self.wrapped, "drain_log", None),
+                rng_extra=backend.rng_extra, state_checksum=self.state_checksum,
+                env_log=getattr(self.wrapped, "drain_log", None),
             )
             # every rank tracks episodes at rank 0's write interval (upstream zeroes it on the others)
             self.agent.write_interval = ctx.broadcast_object(self.agent.write_interval)

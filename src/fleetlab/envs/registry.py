@@ -144,6 +144,8 @@ def task_cfg(entry: TaskEntry, **overrides) -> ManagerBasedRLEnvCfg:
 
 def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: int = 0, impl: str = "auto",
                     **cfg_overrides) -> VecEnv:
+    if not isinstance(num_envs, int) or num_envs <= 0:  # the Python API's check (the CLI's flags have their own)
+        raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
     cfg = task_cfg(entry, **cfg_overrides)
     return make_from_cfg(dataclasses.replace(cfg, physics=dataclasses.replace(cfg.physics, impl=impl)), entry.id,
                          num_envs, device, seed)
@@ -151,8 +153,6 @@ def make_from_entry(entry: TaskEntry, num_envs: int, device: str = "cpu", seed: 
 
 def make_from_cfg(cfg: ManagerBasedRLEnvCfg, task_id: str, num_envs: int, device: str = "cpu", seed: int = 0) -> VecEnv:
     """The VecEnv of a task config built already (a run's: its overrides and flags applied)."""
-    if not isinstance(num_envs, int) or num_envs <= 0:  # before Env loads the physics for num_envs
-        raise FleetlabError(f"num_envs must be a positive integer, got {num_envs!r}")
     return VecEnv(Env(cfg, task_id, device=device, num_envs=num_envs), num_envs=num_envs, seed=seed, device=device)
 
 

@@ -163,6 +163,17 @@ class Library(Protocol):
         """Build the library's runner; the library's upstream fixes are installed only while this block runs."""
 
 
+def apply_run_name_flags(run) -> None:
+    """--experiment_name, --run_name and --max_iterations into an rsl_rl-style agent config (rsl_rl's, brax's)."""
+    cfg, options = run.agent_cfg, run.options
+    if options["experiment_name"]:
+        cfg["experiment_name"] = options["experiment_name"]
+    if options["run_name"]:
+        cfg["run_name"] = options["run_name"]
+    if not run.play and run.max_iterations is not None:
+        cfg["max_iterations"] = run.max_iterations
+
+
 def variants() -> dict[str, tuple[str, list[str]]]:
     """Every library configuration `fleetlab bench train` knows: label -> (library name, train flags)."""
     return {label: (name, flags) for name in LIBRARIES for label, flags in library(name).variants.items()}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 
 from fleetlab import checks as c
-from fleetlab.rl.library import CheckpointLayout, SeedPolicy
+from fleetlab.rl.library import CheckpointLayout, SeedPolicy, apply_run_name_flags
 
 
 class Brax:
@@ -51,13 +51,7 @@ class Brax:
         return self.name
 
     def configure(self, run) -> None:
-        cfg, options = run.agent_cfg, run.options
-        if options["experiment_name"]:
-            cfg["experiment_name"] = options["experiment_name"]
-        if options["run_name"]:
-            cfg["run_name"] = options["run_name"]
-        if not run.play and run.max_iterations is not None:
-            cfg["max_iterations"] = run.max_iterations
+        apply_run_name_flags(run)
 
     def run_dir_parts(self, run) -> tuple[str, str]:
         return run.agent_cfg["experiment_name"], run.agent_cfg["run_name"]

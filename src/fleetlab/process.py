@@ -115,8 +115,8 @@ class ProcessSetup:
         resolve_run, before the run's env starts JAX's backend. Prints one line saying what fleetlab set."""
         import jax
 
-        if jax._src.xla_bridge.backends_are_initialized():
-            raise RuntimeError("JAX's backend started before configure_process: its settings would be ignored")
+        if jax._src.xla_bridge.backends_are_initialized():  # a second run in one process (tests, a notebook)
+            self.changes.append("JAX started already: its settings are the first run's")
         self._redirect_worker_output(launched_run_dir())
         for stream in (sys.stdout, sys.stderr):
             if (undo := write_whole_lines(stream)) is not None:

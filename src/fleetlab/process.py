@@ -75,12 +75,11 @@ def cpu_threads(run) -> int | None:
         return run.threads or None
     if "OMP_NUM_THREADS" in os.environ:  # the user's (or torchrun's) choice
         return None
-    on_cpu = run.device == "cpu" or (run.device is None and not _gpu_visible())
+    import torch
+
+    # no --device: RunContext picks cuda:LOCAL_RANK where torch sees a GPU, else the CPU
+    on_cpu = run.device == "cpu" or (run.device is None and not torch.cuda.is_available())
     return 1 if on_cpu else None
-
-
-def _gpu_visible() -> bool:
-    return os.environ.get("CUDA_VISIBLE_DEVICES", None) != "" and os.path.exists("/dev/nvidia0")
 
 
 class ProcessSetup:
@@ -123,15 +122,14 @@ class ProcessSetup:
             if (undo := write_whole_lines(stream)) is not None:
                 self._undo.append(undo)
                 self.changes.append(f"whole lines per write on {stream.name}")
-        threads = cpu_threads(run)
-        if threads is not None:
-            if run.framework == "torch":  # the JAX workflows never import torch (brax's start-up is torch-free)
-                import torch
+        # the JAX workflows never import torch (brax's start-up is torch-free)
+        if run.framework == "torch" and (threads := cpu_threads(run)) is not None:
+            import torch
 
-                old = torch.get_num_threads()
-                torch.set_num_threads(threads)
-                self._undo.append(lambda: torch.set_num_threads(old))
-                self.changes.append(f"torch threads {threads}")
+            old = torch.get_num_threads()
+            torch.set_num_threads(threads)
+            self._undo.append(lambda: torch.set_num_threads(old))
+            self.changes.append(f"torch threads {threads}")
         XLA.start()
         print(f"[fleetlab] process: {'; '.join(self.changes)}", flush=True)
 

@@ -14,7 +14,6 @@ from fleetlab.envs.registry import agent_cfg, task_cfg
 from fleetlab.rl.args import physics_flags
 from fleetlab.rl.library import Library, check_installed, library
 from fleetlab.rl.overrides import apply_overrides, env_overrides, overrides_of
-from fleetlab.sim.options import PhysicsOptions
 
 DEFAULT_SEED = 42  # Isaac Lab's agent configs' seed; each rank adds its global rank
 TRAIN_ENVS, PLAY_ENVS = 4096, 32  # Isaac Lab's defaults per process
@@ -33,7 +32,7 @@ class Run:
     options: dict  # the library's own flags (rsl_rl: experiment_name, run_name; skrl: ml_framework, algorithm)
     distributed: bool = False
     dist_timeout: float = 600.0
-    threads: int | None = None  # CPU threads for torch and XLA (None: fleetlab's choice, fleetlab/process.py)
+    threads: int | None = None  # torch's CPU threads (None: fleetlab's choice, fleetlab/process.py)
     checkpoint: str | None = None
     resume: bool = False
     load_run: str | None = None
@@ -48,10 +47,6 @@ class Run:
     export: bool = True  # play
     overrides: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
-
-    @property
-    def physics(self) -> PhysicsOptions:
-        return self.env_cfg.physics
 
     @property
     def framework(self) -> str:

@@ -14,6 +14,9 @@ import shutil
 from fleetlab.distributed import RunContext
 from fleetlab.distributed.context import launched_run_dir
 from fleetlab.errors import FleetlabError
+from fleetlab.rl import fault_tolerance as ft
+from fleetlab.rl.checkpoint_reader import check_writer, read_checkpoint
+from fleetlab.rl.library import Resume
 
 LOG_ROOT = "logs"
 
@@ -215,16 +218,14 @@ def run_dir_of(library, checkpoint: str) -> str:
     return os.path.dirname(folder) if library.checkpoint.folder else folder
 
 
-def read_resume(library, path: str, auto: bool = False):
+def read_resume(library, path: str, auto: bool = False, side: str | None = None) -> Resume:
     """The checkpoint at `path` as a Resume: read once, without running code from it (rl/checkpoint_reader.py),
-    checked to be this library's, with its completing side file (the layout's completed_by) as Resume.state."""
-    from fleetlab.rl.checkpoint_reader import check_writer, read_checkpoint
-    from fleetlab.rl.library import Resume
-
+    checked to be this library's, with its completing side file (the layout's completed_by; `side`: where this
+    rank reads it, if not beside the checkpoint) as Resume.state."""
     checkpoint = read_checkpoint(path)
     check_writer(path, checkpoint, library.name)
     resume = Resume(path, checkpoint, auto=auto)
-    side = _side_file(library.checkpoint, path)
+    side = side or _side_file(library.checkpoint, path)
     if side is not None and os.path.isfile(side):
         resume.state = read_checkpoint(side)
     return resume
@@ -237,11 +238,9 @@ def _side_file(layout, path: str) -> str | None:
     return os.path.join(os.path.dirname(path), layout.completed_by.format(step=step.group(1)))
 
 
-def auto_resume(run, ctx: RunContext, run_dir: str):
+def auto_resume(run, ctx: RunContext, run_dir: str) -> Resume | None:
     """Under `fleetlab launch` (a restart, or a rerun into the same run dir): the run directory's latest COMPLETE
     checkpoint, as rank 0 sees it, readable on every rank (with its side file); None when there is none yet."""
-    from fleetlab.rl import fault_tolerance as ft
-
     layout = run.library.checkpoint
     folder = os.path.join(run_dir, layout.folder)
     path = None
@@ -249,18 +248,14 @@ def auto_resume(run, ctx: RunContext, run_dir: str):
         if layout.completed_by is None:
             path = ft.latest_checkpoint(folder, layout.file)
         else:  # the checkpoint of the latest side file: a checkpoint without one is not complete
-            side = ft.latest_checkpoint(folder, re.escape(layout.completed_by).replace(re.escape("{step}"), r"(\d+)"))
+            side_pattern = re.escape(layout.completed_by).replace(re.escape("{step}"), r"(\d+)")
+            side = ft.latest_checkpoint(folder, side_pattern)
             if side is not None:
-                step = re.search(r"(\d+)", os.path.basename(side)).group(1)
+                step = re.fullmatch(side_pattern, os.path.basename(side)).group(1)
                 path = next((os.path.join(folder, f) for f in sorted(os.listdir(folder))
                              if (m := re.fullmatch(layout.file, f)) and m.groups() and m.group(1) == step), None)
-    path = ft.share_checkpoint(ctx, path)
+    path = ft.share_checkpoint(ctx, path)  # a collective: rank 0's file, readable on every rank
     if path is None:
         return None
-    resume = read_resume(run.library, path, auto=True)
     side = _side_file(layout, path)
-    if side is not None:  # rank 0's side file, readable on every rank like the checkpoint (a collective)
-        from fleetlab.rl.checkpoint_reader import read_checkpoint
-
-        resume.state = read_checkpoint(ft.share_checkpoint(ctx, side))
-    return resume
+    return read_resume(run.library, path, auto=True, side=ft.share_checkpoint(ctx, side) if side else None)

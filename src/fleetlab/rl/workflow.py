@@ -47,6 +47,13 @@ def start(run: Run) -> tuple[RunContext, object]:
     return ctx, env
 
 
+def _finalize(run: Run, ctx: RunContext, env, run_dir: str | None) -> None:
+    """The agent config's last facts, known once the run has started: the seed its library declares, then the
+    library's own (device, env count, run directory)."""
+    run.library.seed.apply(run.agent_cfg, run.seed, ctx.seed)
+    run.library.finalize(run, ctx, env, run_dir)
+
+
 def train(run: Run, process: ProcessSetup) -> dict:
     lib = run.library
     ctx, env = start(run)
@@ -85,8 +92,7 @@ def explicit_resume(run: Run, ctx: RunContext) -> Resume | None:
 def _train_in(run: Run, process: ProcessSetup, ctx: RunContext, env, run_dir: str, explicit: Resume | None,
               learning: list) -> dict:
     lib = run.library
-    lib.seed.apply(run.agent_cfg, run.seed, ctx.seed)
-    lib.finalize(run, ctx, env, run_dir)
+    _finalize(run, ctx, env, run_dir)
     if ctx.is_writer:
         print(f"[fleetlab] {run.task.id} with {run.label}: {env.num_envs} envs per process x {ctx.world_size} "
               f"process(es) = {env.num_envs * ctx.world_size} envs; physics {env.core.physics.impl}; logs in {run_dir}",
@@ -143,8 +149,7 @@ def check_restored(resume: Resume, session) -> dict:
 def play(run: Run) -> dict:
     lib = run.library
     ctx, env = start(run)
-    lib.seed.apply(run.agent_cfg, run.seed, ctx.seed)
-    lib.finalize(run, ctx, env, None)
+    _finalize(run, ctx, env, None)
     path = run_dirs.checkpoint_of(run)
     run_dirs.check_checkpoint_task(path, run.task.id, run.task.plays)
     print(f"[fleetlab] loading {path}", flush=True)

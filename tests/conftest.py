@@ -1,4 +1,5 @@
 import os
+import signal
 import socket
 import sys
 
@@ -38,7 +39,21 @@ def run_cmd(args, cwd, timeout=600, env_extra=None):
     env.update(env_extra or {})
     for var in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "JAX_RANK", "JAX_WORLD_SIZE", "SLURM_PROCID"):
         env.pop(var, None)
-    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    env.setdefault("PYTHONFAULTHANDLER", "1")  # a process stopped for its time dumps every thread's stack
+    with subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # a hang that happens once in CI must leave its stacks behind: SIGABRT makes faulthandler print them
+            proc.send_signal(signal.SIGABRT)
+            try:
+                out, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = proc.communicate()
+            pytest.fail(f"{' '.join(map(str, args))} ran past {timeout} s; its last output:\n{out[-3000:]}\n"
+                        f"stderr (stacks):\n{err[-12000:]}")
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
 def torchrun(nproc, script_args, cwd, timeout=600, extra=(), env_extra=None):

@@ -25,6 +25,7 @@ import numpy as np
 
 from fleetlab.checks import existing_file, positive, positive_int
 from fleetlab.sim.options import PhysicsOptions
+from fleetlab.terrains.cfg import TerrainImporterCfg
 
 MISSING = dataclasses.MISSING
 
@@ -96,6 +97,9 @@ class SceneCfg:
     # joint name regex -> rad (Isaac Lab's init_state.joint_pos)
     default_joint_pos: dict = dataclasses.field(default_factory=dict)
     init_root_pos: tuple | None = None  # (x, y, z) of a free root joint; None: the MJCF's
+    # the ground: None keeps the MJCF's; a TerrainImporterCfg puts generated terrain in place of its floor plane,
+    # and every env's root starts at its tile's origin (fleetlab.terrains)
+    terrain: TerrainImporterCfg | None = None
 
 
 # -- actions ----------------------------------------------------------------------------------------------------

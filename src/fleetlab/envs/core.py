@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -33,9 +34,12 @@ from fleetlab.envs.managers import (
 )
 from fleetlab.envs.scene import Scene
 from fleetlab.envs.term_env import TermEnv
+from fleetlab.envs.terrain_tiles import LEVEL_TERM, TerrainTiles
 from fleetlab.errors import FleetlabError
 from fleetlab.sim import load_model, load_physics
 from fleetlab.sim.mjx import Physics
+from fleetlab.terrains import generate
+from fleetlab.terrains.mjcf import add_terrain
 
 
 @jax.tree_util.register_dataclass
@@ -92,9 +96,13 @@ class Env:
         self.cfg = cfg
         self.task_id = task_id
         where = f"task '{task_id}'"
-        mj_model = load_model(cfg.scene.xml_path, where)
+        terrain = generate(cfg.scene.terrain.terrain_generator) if cfg.scene.terrain else None
+        edit = functools.partial(add_terrain, terrain=terrain, floor_geom=cfg.scene.terrain.floor_geom,
+                                 where=where) if terrain else None
+        mj_model = load_model(cfg.scene.xml_path, where, edit)
         mj_model.opt.timestep = cfg.scene.sim_dt
-        self.scene = scene = Scene(cfg.scene, mj_model, task_id, cfg.scene.decimation)
+        self.scene = scene = Scene(cfg.scene, mj_model, task_id, cfg.scene.decimation, terrain)
+        self.tiles = TerrainTiles(cfg.scene.terrain, terrain, LEVEL_TERM in cfg.curriculum) if terrain else None
         self.actions = ActionManager(cfg.actions, scene)  # before MJX copies the model: it may set the PD gains
         self.sensors = SensorManager(cfg.sensors, scene)  # before the terms: SensorBodies params select from it
         self.commands = CommandManager(cfg.commands, scene)
@@ -137,7 +145,7 @@ class Env:
                       prev_action=zeros, prev_qpos=physics.template.qpos, prev_qvel=physics.template.qvel,
                       episode_length=jnp.zeros((), jnp.int32), max_episode_length=self.max_episode_length,
                       commands={}, sensors=readings, curriculum=self.curriculum.initial(),
-                      terminated=jnp.zeros((), bool), key=jax.random.PRNGKey(0))
+                      terminated=jnp.zeros((), bool), key=jax.random.PRNGKey(0), env_origin=jnp.zeros(3, jnp.float32))
         self.commands.check(env)
         env = env.replace(commands=self.commands.reset(env, [env.key] * self.commands.num_keys))
         self.events.check(env)
@@ -157,9 +165,15 @@ class Env:
         """`persistent` of an env before its startup events: no model entries, the curricula's initial values."""
         return {"model": {}, "curriculum": self.curriculum.initial()}
 
-    def init(self, key: jax.Array) -> State:
-        """An env as made: its startup events draw its model fields, then its first episode starts."""
+    def init(self, key: jax.Array, spread: jax.Array | None = None) -> State:
+        """An env as made: its terrain tile is chosen (`spread`: its place in the batch, index / count, so a batch
+        covers every column), its startup events draw its model fields, then its first episode starts."""
         persistent = self._made()
+        if self.tiles is not None:
+            persistent["terrain"] = self.tiles.initial(jax.random.fold_in(key, 4), spread)
+            if self.tiles.follows_curriculum:
+                level = persistent["terrain"]["level"].astype(jnp.float32)
+                persistent["curriculum"] = {**persistent["curriculum"], LEVEL_TERM: level}
         if self.events.model_fields:
             env = self._sample_env(persistent)
             # its own stream: the reset draws stay those of a task without startup events
@@ -179,7 +193,13 @@ class Env:
         return TermEnv(scene=self.scene, data=data, model=self._model(persistent), action=zeros, prev_action=zeros,
                        prev_qpos=data.qpos, prev_qvel=data.qvel, episode_length=jnp.zeros((), jnp.int32),
                        max_episode_length=self.max_episode_length, commands={}, sensors={},
-                       curriculum=persistent["curriculum"], terminated=jnp.zeros((), bool), key=None, **changes)
+                       curriculum=persistent["curriculum"], terminated=jnp.zeros((), bool), key=None,
+                       env_origin=self._origin(persistent), **changes)
+
+    def _origin(self, persistent: dict) -> jax.Array:
+        if self.tiles is None or "terrain" not in persistent:
+            return jnp.zeros(3, jnp.float32)
+        return self.tiles.origin(persistent["terrain"])
 
     def reset(self, key: jax.Array, persistent: dict) -> State:
         """A new episode of an env whose model entries and curriculum values are `persistent`: the reset events on
@@ -235,7 +255,8 @@ class Env:
         env = TermEnv(scene=self.scene, data=data, model=model, action=action, prev_action=episode["last_action"],
                       prev_qpos=state.qpos, prev_qvel=state.qvel, episode_length=length,
                       max_episode_length=self.max_episode_length, commands=episode["commands"], sensors=readings,
-                      curriculum=persistent["curriculum"], terminated=jnp.zeros((), bool), key=None)
+                      curriculum=persistent["curriculum"], terminated=jnp.zeros((), bool), key=None,
+                      env_origin=self._origin(persistent))
         terminated, truncated, fired = self.terminations.compute(env)
         env = env.replace(terminated=terminated)
         weighted = self.rewards.compute(env)
@@ -253,7 +274,12 @@ class Env:
             env, episode["timers"], keys[n_commands:n_commands + n_events], self.physics, persistent["model"],
             data.qpos, data.qvel)
         obs, history = self.observations.compute(env, episode["history"], keys[-1] if n_obs else None, reset=False)
-        persistent = {"model": model_fields, "curriculum": self.curriculum.update(env, persistent["curriculum"], done)}
+        # its own stream (3): a terrain level past the top row moves to a random one
+        curriculum = self.curriculum.update(env.replace(key=jax.random.fold_in(state.key, 3)),
+                                            persistent["curriculum"], done)
+        persistent = {**persistent, "model": model_fields, "curriculum": curriculum}
+        if self.tiles is not None:
+            persistent["terrain"] = self.tiles.after_curriculum(persistent["terrain"], curriculum)
 
         fresh = self.reset(state.key, persistent)
         keep = lambda new, old: jnp.where(done, new, old)  # noqa: E731

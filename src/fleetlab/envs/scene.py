@@ -11,6 +11,8 @@ import numpy as np
 
 from fleetlab.envs.cfg import Entity, SceneCfg
 from fleetlab.errors import FleetlabError
+from fleetlab.terrains import HeightField, Terrain
+from fleetlab.terrains.mjcf import heights_of
 
 _OBJ = {"joint": mujoco.mjtObj.mjOBJ_JOINT, "body": mujoco.mjtObj.mjOBJ_BODY, "geom": mujoco.mjtObj.mjOBJ_GEOM,
         "site": mujoco.mjtObj.mjOBJ_SITE, "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR}
@@ -37,8 +39,12 @@ class Selected:
 class Scene:
     """One task's model and what follows from it. `where` in errors names the task (and the term)."""
 
-    def __init__(self, cfg: SceneCfg, mj_model: mujoco.MjModel, task_id: str, decimation: int):
+    def __init__(self, cfg: SceneCfg, mj_model: mujoco.MjModel, task_id: str, decimation: int,
+                 terrain: Terrain | None = None):
         self.cfg = cfg
+        # generated ground (cfg.terrain): the tiles' env origins, and the height under any point as MuJoCo has it
+        self.terrain = terrain
+        self.height_field = HeightField(*heights_of(mj_model, cfg.terrain.floor_geom)) if terrain else None
         self.mj_model = mj_model
         self.task_id = task_id
         self.dt = float(mj_model.opt.timestep) * decimation  # the policy step

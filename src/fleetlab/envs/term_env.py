@@ -42,7 +42,9 @@ class TermEnv:
     sensors: dict  # sensor name -> its readings dict (contact sensor: force, contact, first_contact, air_time, ...)
     curriculum: dict  # curriculum term name -> this env's value
     terminated: jax.Array  # whether a failure term fired at this step (False for terminations themselves)
-    key: jax.Array  # a random key of this term alone (events, commands)
+    key: jax.Array  # a random key of this term alone (events, commands, curriculum)
+    # where this env's episode started from: its terrain tile's origin (world frame, m; zeros without a terrain)
+    env_origin: jax.Array | None = None
 
     def replace(self, **changes) -> "TermEnv":
         return dataclasses.replace(self, **changes)

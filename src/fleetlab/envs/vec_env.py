@@ -164,7 +164,8 @@ class VecEnv(gymnasium.Env):
         if seed is not None:
             self.seed = seed
         keys = jax.random.split(jax.random.PRNGKey(self.seed), self.num_envs)
-        self.state = self._reset_fn(jax.device_put(keys, self._jax_device))
+        spread = jnp.arange(self.num_envs, dtype=jnp.float32) / self.num_envs  # each env's place: terrain columns
+        self.state = self._reset_fn(*jax.device_put((keys, spread), self._jax_device))
 
     def state_checksum(self) -> str:
         """A hash of the batched env state (positions, velocities, observations, RNG keys): ranks seeded apart hold

@@ -29,9 +29,11 @@ from fleetlab.envs.cfg import (  # noqa: F401  (the config types, so that a task
     UniformNoise,
 )
 from fleetlab.mdp.commands import UniformVelocityCommandCfg, VelocityRanges  # noqa: F401
+from fleetlab.mdp.curriculums import *  # noqa: F401,F403
 from fleetlab.mdp.events import *  # noqa: F401,F403
 from fleetlab.mdp.metrics import *  # noqa: F401,F403
 from fleetlab.mdp.observations import *  # noqa: F401,F403
 from fleetlab.mdp.rewards import *  # noqa: F401,F403
 from fleetlab.mdp.terminations import *  # noqa: F401,F403
 from fleetlab.sim.options import PhysicsOptions  # noqa: F401
+from fleetlab.terrains.cfg import *  # noqa: F401,F403  (terrain configs, for the scene)

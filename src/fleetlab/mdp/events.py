@@ -79,14 +79,15 @@ def reset_joints_by_scale(env, position_range: tuple, velocity_range: tuple, joi
 
 
 def reset_root_state_uniform(env, pose_range: dict, velocity_range: dict) -> dict:
-    """The free root at its default pose offset by U(pose_range) ({"x": (lo, hi), ..., "yaw": ...}: m and rad,
-    world frame; the rotation applied after the default orientation) and moving at U(velocity_range) (m/s and
-    rad/s: x, y, z world linear velocity; roll, pitch, yaw the angular velocity in the root frame)."""
+    """The free root at its default pose plus the env's origin (its terrain tile's; zeros without a terrain),
+    offset by U(pose_range) ({"x": (lo, hi), ..., "yaw": ...}: m and rad, world frame; the rotation applied after
+    the default orientation) and moving at U(velocity_range) (m/s and rad/s: x, y, z world linear velocity; roll,
+    pitch, yaw the angular velocity in the root frame)."""
     k_pose, k_vel = jax.random.split(env.key)
     pose = _draw_axes(k_pose, pose_range)
     default = jnp.asarray(env.scene.default_qpos[:7], jnp.float32)
     quat = quat_mul(quat_from_euler_xyz(*[jnp.float32(p) for p in pose[3:]]), default[3:7])
-    position = default[0:3] + jnp.stack([jnp.float32(p) for p in pose[:3]])
+    position = default[0:3] + env.env_origin + jnp.stack([jnp.float32(p) for p in pose[:3]])
     qpos = env.data.qpos.at[0:3].set(position).at[3:7].set(quat)
     velocity = jnp.stack([jnp.float32(v) for v in _draw_axes(k_vel, velocity_range)])
     return {"qpos": qpos, "qvel": env.data.qvel.at[0:6].set(velocity)}

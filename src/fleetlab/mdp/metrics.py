@@ -31,4 +31,9 @@ def root_height_above(env, minimum_height: float) -> jax.Array:
     return env.data.qpos[2] >= minimum_height
 
 
-__all__ = ["lin_vel_error", "yaw_rate_error", "joint_pos_within", "root_height_above"]
+def terrain_level(env) -> jax.Array:
+    """The env's terrain row (its "terrain_levels" curriculum value): how hard the ground it walks on is."""
+    return env.curriculum["terrain_levels"]
+
+
+__all__ = ["lin_vel_error", "yaw_rate_error", "joint_pos_within", "root_height_above", "terrain_level"]

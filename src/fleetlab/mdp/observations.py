@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from fleetlab.envs.cfg import Bodies, Joints
+from fleetlab.errors import FleetlabError
 from fleetlab.mdp.math import quat_rotate, quat_rotate_inverse, take, wrap_to_pi, yaw_roll
 from fleetlab.sim.mjx import incoming_wrench
 
@@ -120,6 +121,32 @@ def generated_commands(env, command_name: str) -> jax.Array:
     return env.command(command_name)
 
 
+def _grid_pattern(resolution: float, size: tuple) -> np.ndarray:
+    """Isaac Lab's GridPatternCfg (ordering "xy", x fastest): (n, 2) points, for 0.1 m over 1.6 x 1.0 m 17 x 11."""
+    x = np.arange(-size[0] / 2, size[0] / 2 + 1e-9, resolution)
+    y = np.arange(-size[1] / 2, size[1] / 2 + 1e-9, resolution)
+    grid_x, grid_y = np.meshgrid(x, y, indexing="xy")
+    return np.stack([grid_x.ravel(), grid_y.ravel()], axis=1).astype(np.float32)
+
+
+def height_scan(env, offset: float = 0.5, resolution: float = 0.1, size: tuple = (1.6, 1.0)) -> jax.Array:
+    """Isaac Lab's height_scan from a RayCaster on the root body with ray alignment "yaw" and a grid pattern:
+    root z − terrain z − offset at each grid point, the grid turned by the root's yaw only. The terrain z comes
+    from the scene's height field (fleetlab.terrains.HeightField: the exact surface of MuJoCo's hfield, no ray
+    cast). Needs a scene with a terrain (SceneCfg.terrain)."""
+    field = env.scene.height_field
+    if field is None:
+        raise FleetlabError(f"task '{env.scene.task_id}': height_scan reads the terrain, but the scene has none "
+                            "(set scene.terrain to a TerrainImporterCfg)")
+    points = jnp.asarray(_grid_pattern(resolution, size))
+    yaw, _ = yaw_roll(env.data.qpos[3:7])
+    c, s = jnp.cos(yaw), jnp.sin(yaw)
+    turned = jnp.stack([c * points[:, 0] - s * points[:, 1], s * points[:, 0] + c * points[:, 1]], 1)
+    world = env.data.qpos[0:2] + turned
+    return env.data.qpos[2] - field(world) - offset
+
+
 __all__ = ["base_pos_z", "base_lin_vel", "base_ang_vel", "projected_gravity", "base_yaw_roll", "base_angle_to_target",
            "base_up_proj", "base_heading_proj", "base_orientation_to_target", "joint_pos_rel", "joint_vel_rel",
-           "joint_pos_limit_normalized", "body_incoming_wrench", "last_action", "generated_commands"]
+           "joint_pos_limit_normalized", "body_incoming_wrench", "last_action", "generated_commands",
+           "height_scan"]

@@ -246,14 +246,19 @@ def check_memory(mj_model, num_envs: int, jax_device) -> None:
                             f"use at most ~{max(1, int(free // (need // num_envs)))} envs per process")
 
 
-def load_model(xml_path: str, where: str = "") -> mujoco.MjModel:
-    """The MJCF compiled by MuJoCo, or a one-line error with MuJoCo's message (`where`: the task, for the error)."""
+def load_model(xml_path: str, where: str = "", edit=None) -> mujoco.MjModel:
+    """The MJCF compiled by MuJoCo, or a one-line error with MuJoCo's message (`where`: the task, for the error).
+    `edit(spec)` changes the parsed MjSpec before it compiles (a terrain in place of the floor plane)."""
     prefix = f"{where}: " if where else ""
     if not isinstance(xml_path, str) or not os.path.isfile(xml_path):
         raise FleetlabError(f"{prefix}MJCF file '{xml_path}' does not exist: point the scene's xml_path at an "
                             ".xml file")
     try:
-        return mujoco.MjModel.from_xml_path(xml_path)
+        if edit is None:
+            return mujoco.MjModel.from_xml_path(xml_path)
+        spec = mujoco.MjSpec.from_file(xml_path)
+        edit(spec)
+        return spec.compile()
     except ValueError as err:  # MuJoCo's parse and compile errors: a mistake in the user's MJCF
         raise FleetlabError(f"{prefix}MuJoCo cannot load '{xml_path}': {' '.join(str(err).split())}") from None
 

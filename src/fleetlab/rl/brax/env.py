@@ -32,8 +32,8 @@ class BraxEnv:
         # the policy group only (a critic group rides behind it in the core's flat obs)
         self._policy = slice(0, core.num_obs) if core.num_obs < core.observations.size else slice(None)
 
-    def reset(self, rng: jax.Array) -> State:
-        inner = self.core.init(rng)  # startup events too (per-env model entries)
+    def reset(self, rng: jax.Array, spread: jax.Array | None = None) -> State:
+        inner = self.core.init(rng, spread)  # startup events too (per-env model entries); spread: terrain columns
         zero = jnp.zeros((), jnp.float32)
         metrics = {"steps": jnp.zeros((), jnp.int32), "episode_stats": jnp.zeros(len(self.stat_names), jnp.float32)}
         return State(pipeline_state=inner, obs=inner.obs[self._policy], reward=zero, done=zero, metrics=metrics,
@@ -72,7 +72,8 @@ class VmapOnly:
         self.observation_size, self.action_size, self.backend = env.observation_size, env.action_size, env.backend
 
     def reset(self, rng: jax.Array) -> State:
-        return jax.vmap(self.env.reset)(rng)
+        count = rng.shape[0]  # this device's envs: each its place in the batch (terrain columns)
+        return jax.vmap(self.env.reset)(rng, jnp.arange(count, dtype=jnp.float32) / count)
 
     def step(self, state: State, action: jax.Array) -> State:
         state = jax.vmap(self.env.step)(state, action)

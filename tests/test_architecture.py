@@ -1,5 +1,5 @@
 """The layering of docs/architecture.md, checked on the source: imports point down (cli/launch/bench -> rl -> tasks
--> mdp (the term library) -> envs -> sim, with process and distributed beneath rl), no import cycle among fleetlab's
+-> mdp (the term library) -> envs -> terrains -> sim, with process and distributed beneath rl), no import cycle among fleetlab's
 modules, no unittest.mock in src/, and every registered library offers the whole declared interface."""
 
 import ast
@@ -14,7 +14,8 @@ SRC = os.path.join(REPO, "src", "fleetlab")
 FORBIDDEN = {
     "distributed": ("rl", "envs", "sim", "tasks", "mdp", "cli", "launch", "bench", "process"),
     "process.py": ("rl", "envs", "sim", "tasks", "mdp", "cli", "launch", "bench"),
-    "sim": ("rl", "envs", "tasks", "mdp", "cli", "launch", "bench"),
+    "sim": ("rl", "envs", "tasks", "mdp", "cli", "launch", "bench", "terrains"),
+    "terrains": ("rl", "envs", "tasks", "mdp", "cli", "launch", "bench"),
     "envs": ("rl", "tasks", "mdp", "cli", "launch", "bench"),
     "mdp": ("rl", "tasks", "cli", "launch", "bench"),
     "tasks": ("rl", "cli", "launch", "bench"),

@@ -1,0 +1,258 @@
+"""Rough terrain (issue I): the generator's tiles and layout, its seed and cache, the height scan against MuJoCo's
+own rays, the terrain-level curriculum on scripted walks, and the Go1 rough task on both MJX implementations."""
+
+import dataclasses
+import types
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+import pytest
+import torch
+
+from fleetlab import mdp
+from fleetlab.envs import make
+from fleetlab.envs.core import Env
+from fleetlab.errors import FleetlabError
+from fleetlab.terrains import generator, sub_terrains
+from fleetlab.terrains.cfg import (
+    HfPyramidSlopedTerrainCfg,
+    HfRandomUniformTerrainCfg,
+    MeshPyramidStairsTerrainCfg,
+    MeshRandomGridTerrainCfg,
+    TerrainGeneratorCfg,
+)
+from fleetlab.tasks.go1.rough_cfg import GO1_ROUGH_TERRAINS_CFG, go1_rough
+
+GEN = TerrainGeneratorCfg()  # 8 m tiles, 0.1 m / 0.005 m
+RNG = np.random.default_rng(0)
+
+
+# -- the sub-terrains ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("inverted", [False, True])
+@pytest.mark.parametrize("difficulty", [0.0, 0.5, 1.0])
+def test_pyramid_stairs(difficulty, inverted):
+    heights, origin = sub_terrains.pyramid_stairs(MeshPyramidStairsTerrainCfg(inverted=inverted), difficulty, RNG, GEN)
+    sign = -1 if inverted else 1
+    step = 0.05 + difficulty * (0.23 - 0.05)
+    assert heights.shape == (81, 81)
+    assert np.all(heights[:10] == 0) and np.all(heights[:, -10:] == 0), "a 1 m border at z = 0"
+    # along the middle row: six 0.3 m treads, then the 2.4 m platform at 7 steps
+    profile = sign * heights[:41, 40] / step
+    assert np.allclose(profile[10:28], np.repeat(np.arange(1, 7), 3))
+    assert np.allclose(profile[28:41], 7) and np.isclose(origin[2], sign * 7 * step)
+    assert np.allclose(origin[:2], 4.0) and np.allclose(heights, heights.T), "square rings"
+
+
+def test_random_grid_boxes():
+    cfg = MeshRandomGridTerrainCfg(grid_height_range=(0.025, 0.1))
+    for difficulty in (0.0, 1.0):
+        heights, origin = sub_terrains.random_grid(cfg, difficulty, RNG, GEN)
+        h = 0.025 + difficulty * 0.075
+        assert np.abs(heights).max() <= h + 1e-9 and np.isclose(origin[2], h)
+        assert np.all(heights[30:51, 30:51] == h), "the 2 m platform at +h"
+        assert np.all(heights[0] == 0) and np.all(heights[:, 0] == 0), "the border ring left by 17 x 0.45 m cells"
+        cells = heights[2:29:5, 2:29:5]  # one vertex inside each of the first cells
+        assert len(np.unique(cells)) > 10, "each cell its own height"
+        assert np.all(heights[2:6, 2:6] == heights[2, 2]), "a cell is flat on top"
+
+
+def test_random_uniform_ignores_difficulty():
+    cfg = HfRandomUniformTerrainCfg(noise_range=(0.01, 0.06), noise_step=0.01)
+    for difficulty in (0.0, 1.0):
+        heights, origin = sub_terrains.random_uniform(cfg, difficulty, RNG, GEN)
+        inner = heights[3:78, 3:78]
+        assert np.allclose(np.unique(np.round(inner, 4)), np.arange(0.01, 0.061, 0.01))
+        assert np.all(heights[:3] == 0) and np.all(heights[78:] == 0), "a rim of 3 vertices at 0"
+        assert np.isclose(origin[2], heights[30:51, 30:51].max())
+
+
+@pytest.mark.parametrize("inverted", [False, True])
+def test_pyramid_slope_scales_with_difficulty(inverted):
+    cfg = HfPyramidSlopedTerrainCfg(inverted=inverted)
+    sign = -1 if inverted else 1
+    peaks = []
+    for difficulty in (0.0, 0.5, 1.0):
+        heights, _ = sub_terrains.pyramid_slope(cfg, difficulty, RNG, GEN)
+        peaks.append(sign * heights.max() if not inverted else sign * heights.min())
+        assert np.all(heights[:3] == 0)
+        # rise per run on the flank: 0.4 * difficulty (within one vertical step per vertex)
+        flank = sign * heights[3:20, 40]
+        assert np.allclose(np.diff(flank), 0.4 * difficulty * 0.1, atol=0.005)
+    top = 0.4 * 3.75 * (27 / 37) ** 2  # H at slope 0.4, clipped at the 2 m platform's corner
+    assert peaks[0] == 0 and np.isclose(peaks[2], top, atol=0.01) and np.isclose(peaks[1], top / 2, atol=0.01)
+
+
+# -- the grid --------------------------------------------------------------------------------------------------
+
+def test_curriculum_layout_and_origins():
+    terrain = generator.build(GO1_ROUGH_TERRAINS_CFG)
+    assert terrain.heights.shape == (1201, 2001), "10 x 20 tiles of 8 m plus a 20 m border, at 0.1 m"
+    names = list(GO1_ROUGH_TERRAINS_CFG.sub_terrains)
+    columns = [names[t] for t in terrain.types[0]]
+    assert columns == (["pyramid_stairs"] * 4 + ["pyramid_stairs_inv"] * 4 + ["boxes"] * 4 + ["random_rough"] * 4
+                       + ["hf_pyramid_slope"] * 2 + ["hf_pyramid_slope_inv"] * 2)
+    assert (terrain.types == terrain.types[0]).all()
+    rows = np.arange(10)[:, None]
+    assert ((terrain.difficulties >= rows / 10) & (terrain.difficulties < (rows + 1) / 10)).all()
+    centres = np.stack(np.meshgrid((np.arange(10) + 0.5) * 8 - 40, (np.arange(20) + 0.5) * 8 - 80, indexing="ij"), -1)
+    assert np.allclose(terrain.origins[..., :2], centres)
+    assert np.all(terrain.heights[:200] == 0) and np.all(terrain.heights[:, -200:] == 0), "the 20 m border"
+    # the stairs' origin is their platform, 7 steps up; harder rows have taller steps
+    stairs = terrain.origins[:, 0, 2]
+    assert np.all(np.diff(stairs) > 0) and np.all(terrain.origins[:, 4, 2] < 0)
+
+
+def test_random_layout_for_play():
+    cfg = dataclasses.replace(GO1_ROUGH_TERRAINS_CFG, num_rows=5, num_cols=5, curriculum=False)
+    terrain = generator.build(cfg)
+    assert terrain.heights.shape == (801, 801) and len(np.unique(terrain.types)) > 2
+    assert not np.all(np.diff(terrain.difficulties[:, 0]) > 0)
+
+
+def test_seeded_and_cached(tmp_path):
+    first = generator.generate(GO1_ROUGH_TERRAINS_CFG, cache_dir=str(tmp_path))
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and files[0].name == f"{generator.cache_key(GO1_ROUGH_TERRAINS_CFG)}.npz"
+    again = generator.generate(GO1_ROUGH_TERRAINS_CFG, cache_dir=str(tmp_path))  # read back
+    rebuilt = generator.build(GO1_ROUGH_TERRAINS_CFG)
+    for a, b in ((first, again), (first, rebuilt)):
+        assert np.array_equal(a.heights, b.heights) and np.array_equal(a.origins, b.origins)
+    other = dataclasses.replace(GO1_ROUGH_TERRAINS_CFG, seed=1)
+    assert generator.cache_key(other) != generator.cache_key(GO1_ROUGH_TERRAINS_CFG)
+    assert not np.array_equal(generator.build(other).heights, first.heights)
+
+
+def test_bad_generator_configs_are_one_line_errors():
+    with pytest.raises(FleetlabError, match="sub_terrains is empty"):
+        generator.build(TerrainGeneratorCfg())
+    with pytest.raises(FleetlabError, match="whole multiples"):
+        generator.build(dataclasses.replace(GO1_ROUGH_TERRAINS_CFG, size=(8.05, 8.05)))
+
+
+# -- the env ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def core():
+    return Env(go1_rough(), "Fleet-Go1-Rough-v0", impl="jax")
+
+
+def test_scan_matches_mj_ray(core):
+    """The height scan at 1,000 random poses (half of them on tile edges) against MuJoCo's mj_ray on the same
+    model: trunk z - hit z - 0.5 at each of the 187 yaw-turned grid points, within one vertical step."""
+    m = core.scene.mj_model
+    data = mujoco.MjData(m)
+    data.qpos[2] = -100.0  # the robot out of the rays' way
+    mujoco.mj_forward(m, data)
+    rng = np.random.default_rng(1)
+    n = 1000
+    xy = np.stack([rng.uniform(-44, 44, n), rng.uniform(-84, 84, n)], 1)
+    xy[: n // 2] = np.round(xy[: n // 2] / 8) * 8 + rng.uniform(-0.3, 0.3, (n // 2, 2))  # tile edges
+    yaw = rng.uniform(-np.pi, np.pi, n)
+    z = rng.uniform(0.2, 2.5, n)
+    qpos = np.zeros((n, m.nq), np.float32)
+    qpos[:, 0:2], qpos[:, 2] = xy, z
+    qpos[:, 3], qpos[:, 6] = np.cos(yaw / 2), np.sin(yaw / 2)
+    scan = jax.vmap(lambda q: mdp.height_scan(types.SimpleNamespace(scene=core.scene,
+                                                                    data=types.SimpleNamespace(qpos=q))))
+    scanned = np.asarray(scan(jnp.asarray(qpos)))
+    assert scanned.shape == (n, 187)
+    # the same grid, turned by yaw, as rays from 20 m above straight down
+    gx, gy = np.meshgrid(np.arange(-0.8, 0.80001, 0.1), np.arange(-0.5, 0.50001, 0.1), indexing="xy")
+    grid = np.stack([gx.ravel(), gy.ravel()], 1)
+    c, s = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
+    px = xy[:, 0:1] + c * grid[:, 0] - s * grid[:, 1]
+    py = xy[:, 1:2] + s * grid[:, 0] + c * grid[:, 1]
+    starts = np.stack([px.ravel(), py.ravel(), np.full(px.size, 20.0)], 1)
+    down, geomid = np.array([0.0, 0.0, -1.0]), np.zeros(1, np.int32)
+    dist = np.array([mujoco.mj_ray(m, data, start, down, None, 1, -1, geomid) for start in starts])
+    assert (dist > 0).all(), "every ray hits the terrain"
+    expected = z[:, None] - (20.0 - dist.reshape(n, 187)) - 0.5
+    assert np.abs(scanned - expected).max() <= 0.005
+
+
+def _walk(core, level, walked, command, key=0):
+    """terrain_levels_vel for an env that ended its episode `walked` m from its origin under `command` (m/s)."""
+    qpos = np.array(core.scene.default_qpos, np.float32)
+    origin = jnp.asarray([3.0, -2.0, 0.5])
+    qpos[0:2] = np.asarray(origin[:2]) + [walked, 0.0]
+    env = core.term_env(qpos, np.zeros(core.scene.mj_model.nv), curriculum={"terrain_levels": jnp.float32(level)},
+                        commands={"base_velocity": {"command": jnp.asarray([command, 0.0, 0.0])}},
+                        env_origin=origin, key=jax.random.PRNGKey(key))
+    return float(mdp.terrain_levels_vel(env))
+
+
+def test_terrain_levels_move_up_and_down(core):
+    # 20 s episodes: a 1 m/s command asks for 20 m, down below 10 m; up beyond half a tile (4 m)
+    assert _walk(core, 3, walked=4.5, command=1.0) == 4, "far enough: up"
+    assert _walk(core, 3, walked=3.0, command=1.0) == 2, "less than half the asked distance: down"
+    assert _walk(core, 3, walked=3.0, command=0.2) == 3, "asked 4 m, walked 3 m: stays"
+    assert _walk(core, 0, walked=0.0, command=1.0) == 0, "never below 0"
+    assert _walk(core, 5, walked=0.0, command=0.0) == 5, "a standing env never moves down"
+    wrapped = {_walk(core, 9, walked=5.0, command=1.0, key=k) for k in range(40)}
+    assert wrapped <= set(range(10)) and len(wrapped) > 3, "past the top row: a random row"
+
+
+def test_an_episode_end_moves_the_env_to_its_new_tile(core):
+    """Through the core's step: an env that times out 5 m from its origin goes one row up, and its next episode
+    starts at that tile's origin (within the reset's +-0.5 m)."""
+    state = core.init(jax.random.PRNGKey(3), jnp.float32(0.6))
+    tile = {k: int(v) for k, v in state.persistent["terrain"].items()}
+    assert tile["column"] == 12 and float(state.persistent["curriculum"]["terrain_levels"]) == tile["level"]
+    origin = core.tiles.origins[tile["level"], tile["column"]]
+    assert np.allclose(state.qpos[0:2], origin[0:2], atol=0.5 + 1e-6)
+    qpos = state.qpos.at[0:2].set(origin[0:2] + jnp.asarray([5.0, 0.0]))
+    state = state.replace(qpos=qpos, episode_length=jnp.int32(core.max_episode_length - 1))
+    state = core.step(state, jnp.zeros(core.num_actions))
+    assert bool(state.truncated)
+    level = int(state.persistent["terrain"]["level"])
+    assert level == tile["level"] + 1 and int(state.persistent["terrain"]["column"]) == tile["column"]
+    new_origin = core.tiles.origins[level, tile["column"]]
+    assert np.allclose(state.qpos[0:2], new_origin[0:2], atol=0.5 + 1e-6)
+
+
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_rough_task_on_both_implementations(impl):
+    """235 observations; every env starts on rows 0-5, the columns spread over all 20; the feet and trunk rest on
+    the height field (no env falls through: each stays above the ground under it)."""
+    env = make("Isaac-Velocity-Rough-Unitree-Go1-v0", num_envs=20, seed=0, impl=impl)
+    assert env.observations["policy"].shape == (20, 235)
+    tiles = env.state.persistent["terrain"]
+    assert sorted(np.asarray(tiles["column"]).tolist()) == list(range(20))
+    assert np.asarray(tiles["level"]).max() <= 5
+    for _ in range(30):
+        env.step(torch.zeros(20, 12))
+    qpos = np.asarray(env.state.qpos)
+    ground = np.asarray(env.core.scene.height_field(jnp.asarray(qpos[:, 0:2])))
+    assert (qpos[:, 2] - ground > 0.1).all(), "the trunk stays above the terrain"
+    obs = env.observations["policy"][:, 48:]
+    assert (obs.abs() <= 1.0).all(), "the scan is clipped to [-1, 1]"
+
+
+def test_play_variant():
+    env = make("Isaac-Velocity-Rough-Unitree-Go1-Play-v0", num_envs=8, seed=0, impl="jax")
+    terrain = env.core.scene.terrain
+    assert terrain.origins.shape[:2] == (5, 5)
+    # no noise: the scan part of the observation is the clipped height scan itself
+    core = env.core
+    qpos = env.state.qpos
+    scan = jax.vmap(lambda q: mdp.height_scan(types.SimpleNamespace(scene=core.scene,
+                                                                    data=types.SimpleNamespace(qpos=q))))(qpos)
+    assert np.allclose(env.observations["policy"][:, 48:].numpy(), np.clip(np.asarray(scan), -1, 1), atol=1e-5)
+
+
+def test_a_terrain_needs_a_floor_plane_and_the_scan_needs_a_terrain():
+    from fleetlab.tasks.go1.cfg import go1_flat
+
+    cfg = go1_rough()
+    bad = cfg.replace(scene=dataclasses.replace(cfg.scene, terrain=dataclasses.replace(cfg.scene.terrain,
+                                                                                       floor_geom="ground")))
+    with pytest.raises(FleetlabError, match="floor plane named 'ground'"):
+        Env(bad, "rough", impl="jax")
+    flat = go1_flat()
+    scan = mdp.ObsGroup(terms={**flat.observations["policy"].terms,
+                               "height_scan": mdp.ObsTerm(func=mdp.height_scan)})
+    with pytest.raises(FleetlabError, match="height_scan reads the terrain"):
+        Env(flat.replace(observations={"policy": scan}), "flat", impl="jax")

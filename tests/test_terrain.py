@@ -2,6 +2,9 @@
 own rays, the terrain-level curriculum on scripted walks, and the Go1 rough task on both MJX implementations."""
 
 import dataclasses
+import json
+import os
+import re
 import types
 
 import jax
@@ -10,11 +13,14 @@ import mujoco
 import numpy as np
 import pytest
 import torch
+from conftest import PYTHON, run_cmd
 
 from fleetlab import mdp
 from fleetlab.envs import make
 from fleetlab.envs.core import Env
+from fleetlab.envs.registry import make_from_cfg
 from fleetlab.errors import FleetlabError
+from fleetlab.tasks.go1.rough_cfg import GO1_ROUGH_TERRAINS_CFG, go1_rough
 from fleetlab.terrains import generator, sub_terrains
 from fleetlab.terrains.cfg import (
     HfPyramidSlopedTerrainCfg,
@@ -23,8 +29,8 @@ from fleetlab.terrains.cfg import (
     MeshRandomGridTerrainCfg,
     TerrainGeneratorCfg,
 )
-from fleetlab.tasks.go1.rough_cfg import GO1_ROUGH_TERRAINS_CFG, go1_rough
 
+TASK = "Isaac-Velocity-Rough-Unitree-Go1-v0"
 GEN = TerrainGeneratorCfg()  # 8 m tiles, 0.1 m / 0.005 m
 RNG = np.random.default_rng(0)
 
@@ -264,3 +270,71 @@ def test_a_terrain_needs_a_floor_plane_and_the_scan_needs_a_terrain():
                                "height_scan": mdp.ObsTerm(func=mdp.height_scan)})
     with pytest.raises(FleetlabError, match="height_scan reads the terrain"):
         Env(flat.replace(observations={"policy": scan}), "flat", impl="jax")
+
+
+def test_a_warp_contact_overflow_on_rough_ground_is_a_one_line_error():
+    """The worst tile needs 42 contacts per env (a fallen Go1 on the hardest row, counted with MuJoCo's own
+    collider; the default buffer holds 64 per env). A buffer too small stops with the one-line error."""
+    cfg = go1_rough()
+    cfg = cfg.replace(physics=dataclasses.replace(cfg.physics, impl="warp", contacts_per_env=1))
+    env = make_from_cfg(cfg, "Fleet-Go1-Rough-v0", num_envs=4)
+    with pytest.raises(FleetlabError, match="MuJoCo Warp ran out of its contact or constraint buffers"):
+        for _ in range(10):
+            env.step(torch.zeros(4, 12))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_two_processes_share_one_terrain_and_pool_the_levels(tmp_path, impl):
+    """torchrun, 2 processes (gloo), seeds apart: the same terrain and origins on both ranks, each rank's envs over
+    every column, and the logged Curriculum/terrain_levels the mean over BOTH ranks' envs."""
+    from conftest import REPO, torchrun
+
+    proc = torchrun(2, [os.path.join(REPO, "tests", "mp", "rough_ranks.py"), impl], cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ranks = [json.load(open(tmp_path / f"result_{r}.json")) for r in (0, 1)]
+    assert ranks[0]["terrain"] == ranks[1]["terrain"] and ranks[0]["origins"] == ranks[1]["origins"]
+    for r in ranks:
+        assert sorted(r["columns"]) == list(range(20))
+    mean = [float(np.mean(r["levels"])) for r in ranks]
+    assert mean[0] != mean[1], "seeds apart: different starting rows"
+    assert ranks[0]["pooled"] == pytest.approx((mean[0] + mean[1]) / 2)
+    assert ranks[1]["pooled"] == ranks[0]["pooled"]
+
+
+@pytest.mark.slow
+def test_two_process_training_keeps_identical_weights(tmp_path):
+    from conftest import torchrun
+
+    proc = torchrun(2, ["-m", "fleetlab", "train", "--library", "rsl_rl", "--task", TASK, "--headless",
+                        "--distributed", "--num_envs=16", "--max_iterations=2", "--physics_impl", "warp"],
+                    cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = _summary(tmp_path)
+    assert summary["world_size"] == 2 and summary["num_envs_total"] == 32
+    assert summary["checksums_identical"], [r["checksum"] for r in summary["ranks"]]
+    assert "Curriculum/terrain_levels" in summary["final"]
+
+
+def _summary(root):
+    found = [os.path.join(d, "summary.json") for d, _, f in os.walk(root) if "summary.json" in f]
+    assert len(found) == 1, found
+    with open(found[0]) as f:
+        return json.load(f)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("library", ["rsl_rl", "rl_games", "skrl", "brax"])
+@pytest.mark.parametrize("impl", ["jax", "warp"])
+def test_short_training_run(tmp_path, library, impl):
+    proc = run_cmd([PYTHON, "-m", "fleetlab", "train", "--library", library, "--task", TASK, "--num_envs", "16",
+                    "--max_iterations", "2", "--headless", "--physics_impl", impl], cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = _summary(tmp_path)
+    assert summary["task"] == "Fleet-Go1-Rough-v0" and summary["physics_impl"] == impl
+    assert summary["checksums_identical"]
+    if library == "rsl_rl":  # play the checkpoint on the play variant: errors, falls and the terrain level
+        proc = run_cmd([PYTHON, "-m", "fleetlab", "play", "--library", library, "--task", TASK, "--num_envs", "4",
+                        "--steps", "40", "--headless", "--physics_impl", impl], cwd=tmp_path, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert re.search(r"terrain", proc.stdout), proc.stdout[-2000:]

@@ -11,6 +11,8 @@
 #   TASK:LIB  a full training run from benchmarks/device_tasks.py, e.g. Humanoid-v0:rl_games
 #   go1=V,... Go1 flat trained for Isaac Lab's budget and played, per variant of benchmarks/device_go1.py
 #   benchgo1  `fleetlab bench train` (rsl_rl) for the Go1, both implementations, 4096 and 16384 envs
+#   roughpair   issue I: `fleetlab bench env` Go1 flat vs rough (4096, 16384 envs) on ROUGH_IMPL (default warp);
+#               ROUGH_TRAIN=1 adds `bench train` (rsl_rl, 4096 envs) for both
 #   braxbench   issue D: `fleetlab bench train --libraries brax rsl_rl` for Cartpole at 4096 and 16384 envs
 #   braxcartpole  issue D: brax trains Cartpole for 150 iterations at 4096 envs, then plays 1000 steps
 #   braxhumanoid  issue D: brax trains the Humanoid on Warp for 65.5M steps (16384 envs x 32 x 125), whole
@@ -129,6 +131,23 @@ for stage in "$@"; do
       timeout 290 python3 -m fleetlab bench train --task Isaac-Velocity-Flat-Unitree-Go1-v0 --libraries rsl_rl \
         --num_envs 4096 16384 --iterations 20 --device cuda:0 --physics_impl warp jax --out "$OUT/bench_train_go1" >> "$log" 2>&1
       echo "bench train Go1 rc $?" | tee -a "$log" ;;
+    roughpair)
+      # issue I: a Go1 rough env step against a flat one, same process settings, ROUGH_IMPL (default warp), 4096 and
+      # 16384 envs; then ROUGH_TRAIN=1 adds `bench train` (rsl_rl, 4096 envs) for both tasks
+      for task in Flat Rough; do
+        timeout "${ROUGH_GUARD:-150}" python3 -m fleetlab bench env --task Isaac-Velocity-$task-Unitree-Go1-v0 \
+          --num_envs 4096 16384 --device cuda:0 --steps 100 --repeats 3 --physics_impl "${ROUGH_IMPL:-warp}" \
+          --json "$OUT/bench_env_go1_$task.json" >> "$log" 2>&1
+        echo "bench env Go1 $task rc $?" | tee -a "$log"
+      done
+      if [ "${ROUGH_TRAIN:-0}" = 1 ]; then
+        for task in Flat Rough; do
+          timeout 150 python3 -m fleetlab bench train --task Isaac-Velocity-$task-Unitree-Go1-v0 --libraries rsl_rl \
+            --num_envs 4096 --iterations 10 --device cuda:0 --physics_impl "${ROUGH_IMPL:-warp}" \
+            --out "$OUT/bench_train_go1_$task" >> "$log" 2>&1
+          echo "bench train Go1 $task rc $?" | tee -a "$log"
+        done
+      fi ;;
     braxbench)
       timeout 500 python3 -m fleetlab bench train --task Isaac-Cartpole-v0 --libraries brax rsl_rl --num_envs 4096 16384 \
         --iterations 50 --device cuda:0 --physics_impl jax --out "$OUT/bench_train_cartpole_brax" >> "$log" 2>&1

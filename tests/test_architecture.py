@@ -1,6 +1,7 @@
 """The layering of docs/architecture.md, checked on the source: imports point down (cli/launch/bench -> rl -> tasks
--> mdp (the term library) -> envs -> terrains -> sim, with process and distributed beneath rl), no import cycle among fleetlab's
-modules, no unittest.mock in src/, and every registered library offers the whole declared interface."""
+-> mdp (the term library) -> envs -> terrains -> sim, with process and distributed beneath rl), no import cycle
+among fleetlab's modules, no unittest.mock in src/, and every registered library offers the whole declared
+interface."""
 
 import ast
 import inspect

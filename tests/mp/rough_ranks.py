@@ -17,7 +17,7 @@ from fleetlab.tasks.go1.rough_agents import rsl_rl as cfg
 
 ctx = RunContext.from_env(distributed=True, device="cpu").init_process_group()
 num_envs = 20
-env = make("Isaac-Velocity-Rough-Unitree-Go1-v0", num_envs=num_envs, seed=ctx.rank, impl=sys.argv[1])
+env = make("Isaac-Velocity-Rough-Unitree-Go1-v0", num_envs=num_envs, seed=ctx.rank, impl="jax")
 logger = SyncedLogger(log_dir=None, cfg=cfg(), env_cfg={}, num_envs=num_envs, is_distributed=True, gpu_world_size=2,
                       gpu_global_rank=ctx.rank, device="cpu", ctx=ctx, iteration_end=lambda it, total_it: None)
 levels = []

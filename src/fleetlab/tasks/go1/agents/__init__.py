@@ -17,11 +17,15 @@ def rsl_rl() -> dict:
                       max_iterations=300, learning_rate=1.0e-3, entropy_coef=0.01)
 
 
-def rsl_rl_isaaclab() -> dict:
-    """Isaac Lab's UnitreeGo1FlatPPORunnerCfg unchanged (--agent rsl_rl_isaaclab): no observation normalization."""
-    cfg = rsl_rl()
+def without_obs_normalization(cfg: dict) -> dict:
+    """Isaac Lab's Go1 runner config as it is (--agent rsl_rl_isaaclab)."""
     cfg["actor"]["obs_normalization"] = cfg["critic"]["obs_normalization"] = False
     return cfg
+
+
+def rsl_rl_isaaclab() -> dict:
+    """Isaac Lab's UnitreeGo1FlatPPORunnerCfg unchanged: no observation normalization."""
+    return without_obs_normalization(rsl_rl())
 
 
 ALL = agent_configs(__file__, rsl_rl, rsl_rl_isaaclab=rsl_rl_isaaclab)

@@ -3,6 +3,7 @@
 and PPO settings (Isaac Lab has none for the Go1)."""
 
 from fleetlab.tasks.agents import agent_configs
+from fleetlab.tasks.go1.agents import without_obs_normalization
 from fleetlab.tasks.locomotion_agents import rsl_rl_ppo
 
 
@@ -15,10 +16,8 @@ def rsl_rl() -> dict:
 
 
 def rsl_rl_isaaclab() -> dict:
-    """Isaac Lab's UnitreeGo1RoughPPORunnerCfg unchanged (--agent rsl_rl_isaaclab): no observation normalization."""
-    cfg = rsl_rl()
-    cfg["actor"]["obs_normalization"] = cfg["critic"]["obs_normalization"] = False
-    return cfg
+    """Isaac Lab's UnitreeGo1RoughPPORunnerCfg unchanged: no observation normalization."""
+    return without_obs_normalization(rsl_rl())
 
 
 ALL = agent_configs(__file__, rsl_rl, rsl_rl_isaaclab=rsl_rl_isaaclab)

@@ -122,7 +122,7 @@ def test_episode_stats_are_summed_once_per_rollout():
     class Counting:  # each step ends one episode of return 2 in every env
         observation_size, action_size, backend = 1, 1, "mjx"
 
-        def reset(self, rng):
+        def reset(self, rng, spread=None):  # BraxEnv.reset: spread places the env on the terrain
             return State(pipeline_state=None, obs=jnp.zeros(1), reward=jnp.zeros(()), done=jnp.zeros(()),
                          metrics={"steps": jnp.zeros((), jnp.int32), "episode_stats": jnp.zeros(2)}, info={})
 

@@ -12,6 +12,8 @@ IDS = (
     "Fleet-Humanoid-v0", "Isaac-Humanoid-v0",
     "Fleet-Go1-Flat-v0", "Isaac-Velocity-Flat-Unitree-Go1-v0",
     "Fleet-Go1-Flat-Play-v0", "Isaac-Velocity-Flat-Unitree-Go1-Play-v0",
+    "Fleet-Go1-Rough-v0", "Isaac-Velocity-Rough-Unitree-Go1-v0",
+    "Fleet-Go1-Rough-Play-v0", "Isaac-Velocity-Rough-Unitree-Go1-Play-v0",
 )
 
 

@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 
+from fleetlab.errors import FleetlabError
 from fleetlab.terrains.cfg import TerrainGeneratorCfg
 from fleetlab.terrains.sub_terrains import BUILDERS
 
@@ -36,8 +37,6 @@ class Terrain:
 
 
 def _check(cfg: TerrainGeneratorCfg) -> None:
-    from fleetlab.errors import FleetlabError
-
     if not cfg.sub_terrains:
         raise FleetlabError("terrain_generator.sub_terrains is empty: give at least one sub-terrain cfg")
     for name, sub in cfg.sub_terrains.items():

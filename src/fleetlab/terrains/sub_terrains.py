@@ -64,9 +64,9 @@ def random_grid(cfg: MeshRandomGridTerrainCfg, difficulty: float, rng, gen: Terr
 
 def _hf_origin(heights: np.ndarray, gen: TerrainGeneratorCfg) -> np.ndarray:
     """Isaac Lab's height-field origin: the tile centre at the highest vertex of its central 2 x 2 m."""
-    n, c, r = heights.shape[0], heights.shape[0] // 2, _cells(1.0, gen.horizontal_scale)
+    c, r = heights.shape[0] // 2, _cells(1.0, gen.horizontal_scale)
     top = heights[c - r:c + r + 1, c - r:c + r + 1].max()
-    return np.array([gen.size[0] / 2, gen.size[1] / 2, top]) if n else None
+    return np.array([gen.size[0] / 2, gen.size[1] / 2, top])
 
 
 def _quantised(units: np.ndarray, gen: TerrainGeneratorCfg) -> np.ndarray:
